@@ -27,6 +27,10 @@ from skillsite.diagnostics import printable
 
 MAX_MEMBERS = 200
 MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
+#: What one bundled archive may make the audit read in all, the archives nested in it included
+#: (each of which has the caps above of its own).
+MAX_TOTAL_MEMBERS = 10 * MAX_MEMBERS
+MAX_TOTAL_BYTES = 4 * MAX_ARCHIVE_BYTES
 #: Archives opened, by suffix: zips, and the packages of code that are zips (Python wheels, Java,
 #: NuGet, editor and browser extensions).
 ZIP_SUFFIXES = (".zip", ".jar", ".war", ".whl", ".nupkg", ".vsix", ".xpi", ".crx")
@@ -52,12 +56,12 @@ def archive_kind(path: str, head: bytes) -> str | None:
 
 @dataclass
 class ArchiveBudget:
-    """The members and bytes the audit still reads of one bundled archive, those of the archives
-    nested in it included: each level drew on caps of its own, so a 10 KB tar.gz of 200 tar.gz
-    of 200 tar.gz of 200 scripts was eight million members read."""
+    """The members and bytes the audit still reads of one bundled archive and the archives nested
+    in it, all together: with only the caps of each archive, a 10 KB tar.gz of 200 tar.gz of 200
+    tar.gz of 200 scripts was eight million members read."""
 
-    members: int = MAX_MEMBERS
-    bytes: int = MAX_ARCHIVE_BYTES
+    members: int = MAX_TOTAL_MEMBERS
+    bytes: int = MAX_TOTAL_BYTES
 
 
 class SealedMember(Exception):
@@ -81,13 +85,20 @@ def members_of(source: str | bytes, size: int, kind: str, left_out: list[str],
         left_out.append(f"archive of {size:,} bytes, over {MAX_ARCHIVE_BYTES * 4:,}, not opened")
         return
     members = _zip_members if kind == "zip" else _tar_members
+    left = MAX_ARCHIVE_BYTES
     try:
-        for name, data, member_size in members(io.BytesIO(source) if isinstance(source, bytes) else source):
-            if budget.members <= 0 or budget.bytes <= 0:
+        for count, (name, data, member_size) in enumerate(members(io.BytesIO(source) if isinstance(source, bytes)
+                                                                  else source)):
+            if count >= MAX_MEMBERS or left <= 0:
                 left_out.append(f"members past the first {MAX_MEMBERS} or {MAX_ARCHIVE_BYTES:,} bytes not read")
+                return
+            if budget.members <= 0 or budget.bytes <= 0:
+                left_out.append(f"members past the first {MAX_TOTAL_MEMBERS:,} or {MAX_TOTAL_BYTES:,} bytes of the "
+                                "archive and those inside it not read")
                 return
             if member_size > len(data):
                 left_out.append(f"member '{shown_name(name)}' of {member_size:,} bytes read to {MAX_TEXT_BYTES:,} only")
+            left -= len(data)
             budget.members -= 1
             budget.bytes -= len(data)
             yield name, data
@@ -172,7 +183,13 @@ def _compressed_file(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
         raise SealedMember(f"damaged data: {str(damaged)[:160]}")
 
 
+#: The suffixes a compressed file's name loses for its content's (a compressed tar's too: it holds none).
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".tgz", ".tbz2", ".tbz", ".txz", ".tar")
+
+
 def _uncompressed_name(name: str) -> str:
-    """The name of a compressed file's content: without its suffix, and without ``.tar`` before it."""
-    stem = os.path.splitext(name)[0]
-    return stem[:-4] if stem.lower().endswith(".tar") and len(stem) > 4 else stem
+    """The name of a compressed file's content: without its suffixes (``payload.tar.gz``,
+    ``.tgz``, ``x.tar.tar.gz``: none is left that says it is a tar)."""
+    while name.lower().endswith(_COMPRESSED_SUFFIXES):
+        name = name[:name.rindex(".")]
+    return name or "(compressed data)"
