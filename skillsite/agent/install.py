@@ -264,7 +264,7 @@ class Installer:
             return _Placement("replace" if root and overwrite else "new")
         present = _held(target, apart, planned.label, may_replace=overwrite or root)
         if present is None:  # a file there cannot be read, and the folder may be replaced
-            if root or os.path.isfile(target / "SKILL.md"):
+            if root or _holds_skill_md(target):
                 return _Placement("replace")
             raise _no_skill_folder(target, planned)
         nested = nested_of(planned.id)
@@ -273,9 +273,7 @@ class Installer:
             return _Placement("keep", present)
         ours = (locked is not None and lock_path is not None and not present.changed(locked)
                 and resolve_locked_path(locked.path, lock_path) == target)
-        if ours or root:
-            return _Placement("replace", present)
-        if overwrite and os.path.isfile(target / "SKILL.md"):
+        if ours or root or (overwrite and _holds_skill_md(target)):
             return _Placement("replace", present)
         if overwrite:
             raise _no_skill_folder(target, planned)
@@ -366,6 +364,12 @@ class Installer:
             plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._own_plan(child)]
             stack.append((child, prefix + "/", iter(child.children)))
         return plan
+
+
+def _holds_skill_md(target: Path) -> bool:
+    """Whether a folder a dependency would replace is a skill's (holds a SKILL.md): with overwrite,
+    only such a folder is replaced (:func:`_no_skill_folder`)."""
+    return os.path.isfile(target / "SKILL.md")
 
 
 def _no_skill_folder(target: Path, planned: PlannedSkill) -> DestinationExistsError:

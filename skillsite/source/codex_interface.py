@@ -98,7 +98,7 @@ def _parsed(skill_dir: Path, where: str) -> tuple[Any, dict[str, tuple[int, int]
 def _unusable(exc: FrontmatterError) -> str:
     """Why the file cannot be used, said of the file, not of a SKILL.md's frontmatter (whose
     reader read it: an empty file does not lack "a description")."""
-    if exc.code == "SK104" and "empty" in exc.message:
+    if exc.message.startswith("frontmatter is empty"):
         return f"{CODEX_FILE} is empty; it must be a mapping of keys to values"
     if exc.message.startswith("frontmatter "):
         return f"{CODEX_FILE} {exc.message.removeprefix('frontmatter ')}"
