@@ -1,9 +1,9 @@
 """The files inside a bundled zip or tar archive, read in memory for the audit: a payload packed
 in an archive that a script unpacks is as much a part of the skill as a loose file.
 
-Nothing is extracted to disk and member names are only labels.  What is read is capped (members,
-bytes per member, bytes in all, for an archive and the archives nested in it together: see
-:class:`ArchiveBudget`), so a zip bomb costs at most the caps.  An archive that cannot
+Nothing is extracted to disk and member names are only labels.  What is read is capped: each
+archive, nested or not, to its own members and bytes, and one bundled archive with every archive
+nested in it to a total (:class:`ArchiveBudget`), so a zip bomb costs at most the caps.  An archive that cannot
 be read (cut short, no zip directory), or a member that is encrypted or whose compressed data is
 corrupt, raises :class:`SealedMember` after yielding what was read before the problem: what it
 holds cannot be seen, and extracting tools still write out what they can.  An archive inside an
@@ -31,6 +31,9 @@ MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
 #: (each of which has the caps above of its own).
 MAX_TOTAL_MEMBERS = 10 * MAX_MEMBERS
 MAX_TOTAL_BYTES = 4 * MAX_ARCHIVE_BYTES
+#: The largest archive opened at all, a limit of its own beside the caps on what is read from one
+#: (a larger one is left out whole).
+MAX_OPENED_BYTES = 4 * MAX_ARCHIVE_BYTES
 #: Archives opened, by suffix: zips, and the packages of code that are zips (Python wheels, Java,
 #: NuGet, editor and browser extensions).
 ZIP_SUFFIXES = (".zip", ".jar", ".war", ".whl", ".nupkg", ".vsix", ".xpi", ".crx")
@@ -81,8 +84,8 @@ def members_of(source: str | bytes, size: int, kind: str, left_out: list[str],
                budget: ArchiveBudget) -> Iterator[tuple[str, bytes]]:
     """:func:`archive_members` of an archive at a path, or in bytes (one read from another
     archive, drawing on the budget of the archive it was read from)."""
-    if size > MAX_ARCHIVE_BYTES * 4:
-        left_out.append(f"archive of {size:,} bytes, over {MAX_ARCHIVE_BYTES * 4:,}, not opened")
+    if size > MAX_OPENED_BYTES:
+        left_out.append(f"archive of {size:,} bytes, over {MAX_OPENED_BYTES:,}, not opened")
         return
     members = _zip_members if kind == "zip" else _tar_members
     left = MAX_ARCHIVE_BYTES
@@ -154,8 +157,8 @@ def _tar_members(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
 
 
 def _compressed_file(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
-    """The first bytes of one gzip, bzip2 or xz compressed file, named without its suffix, and
-    without a ``.tar`` before it (its size: one more byte than read when there is more); cut short
+    """The first bytes of one gzip, bzip2 or xz compressed file, named as :func:`_uncompressed_name`
+    names it (its size: one more byte than read when there is more); cut short
     or corrupt, what came out before the problem, then SealedMember.  No tar could be read from it,
     so its name must not say it is one: ``payload.tar.gz`` holding a gzipped script was opened as
     a tar again, and its script was never read."""
