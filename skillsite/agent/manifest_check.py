@@ -18,6 +18,7 @@ from skillsite.agent.manifest_pages import (COMMANDS_FROM_IDS, INDEX_FORMAT, PAG
                                             page_records)
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
+from skillsite.bounded import too_dense
 
 
 def parse_manifest(body: bytes, where: str) -> dict[str, Any]:
@@ -28,8 +29,11 @@ def parse_manifest(body: bytes, where: str) -> dict[str, Any]:
 
 
 def decode_json(body: bytes, where: str) -> Any:
-    """The JSON value of a catalog file; CatalogFormatError, saying why, when it is none.  Catalogs
-    are UTF-8 (RFC 8259): bytes in UTF-16 or UTF-32, which ``json.loads`` would guess, are refused."""
+    """The JSON value of a catalog file; CatalogFormatError, saying why, when it is none or is
+    :func:`too_dense` to decode.  Catalogs are UTF-8 (RFC 8259): bytes in UTF-16 or UTF-32, which
+    ``json.loads`` would guess, are refused."""
+    if (problem := too_dense(body)) is not None:
+        raise CatalogFormatError(f"{where} is not a usable catalog: it {problem}")
     try:
         data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError as exc:

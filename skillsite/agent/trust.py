@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 from skillsite.agent.errors import FetchError, TrustError
 from skillsite.agent.store import write_atomically
 from skillsite.agent.trust_keys import PublicKey
+from skillsite.bounded import too_dense
 
 TUF_DIR = "tuf/"
 ROLES = ("root", "timestamp", "snapshot", "targets")
@@ -142,6 +143,8 @@ class _Verifier:
 
     def parse(self, data: bytes, kind: str, name: str) -> dict[str, Any]:
         """The document of a metadata file: ``{"signed": {"_type": kind, ...}, "signatures": [...]}``."""
+        if (problem := too_dense(data)) is not None:
+            raise self.fail(f"{name} {problem}")
         try:
             document = json.loads(data)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses

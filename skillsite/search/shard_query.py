@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
+from skillsite.bounded import too_dense
 from skillsite.search.bm25 import add_gains, best_gains, copies_together, query_terms, tag_filtered
 from skillsite.search.shard_format import (DIGESTS_FORMAT, GROUPS_FORMAT, SHARDS_FILE, SHARDS_FORMAT, SHARDS_VERSION,
                                            card_path, chunk_path, decode_numbers, decode_postings, group_path,
@@ -73,7 +74,10 @@ class _Chunk:
 
 
 def parse_json(data: bytes, what: str) -> Any:
-    """A JSON object of the shards; ValueError naming ``what`` otherwise."""
+    """A JSON object of the shards; ValueError naming ``what`` otherwise (or when it is
+    :func:`~skillsite.bounded.too_dense` to decode)."""
+    if (problem := too_dense(data)) is not None:
+        raise ValueError(f"{what} {problem}")
     try:
         value = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:

@@ -72,7 +72,7 @@ def test_the_loader_runs_from_a_copy_of_the_package_folder_alone(site: Path, sha
     assert out["foreign_modules"] == []
     # only the loader and the stdlib-only modules it stands on: nothing of the build
     allowed = ("skillsite", "skillsite.loader", "skillsite.paths", "skillsite.folders", "skillsite._compat",
-               "skillsite.agent", "skillsite.search",
+               "skillsite.bounded", "skillsite.agent", "skillsite.search",
                "skillsite.search.bm25", "skillsite.search.stemmer", "skillsite.search.terms",
                "skillsite.search.shard_format", "skillsite.search.shard_query")
     assert all(name in allowed or name.startswith("skillsite.agent.") for name in out["skillsite_modules"]), \
