@@ -23,14 +23,13 @@ from skillsite.agent.installed import (InstalledFolder, apart_of, changed_locall
                                       nested_digest, nested_digest_of, unreadable_text)
 from skillsite.agent.lockfile import (Lock, LockedSkill, check_lock_writable, holds_lock, inside_lock_folder,
                                       leads_out_of_lock_folder, LockedFolders, lock_path_text, locked_id, read_lock,
-                                      record_installed, resolve_locked_path, resolve_source, source_text)
+                                      LockRecorder, resolve_locked_path, resolve_source, source_text)
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import parse_version
 from skillsite.agent.spellings import one_spelling
 from skillsite.agent.utf8 import is_utf8_text
-from skillsite.folders import (dead_link, make_folders, remove_path, rename_no_replace, replace_folder,
-                               same_place)
+from skillsite.folders import dead_link, make_folders, remove_path, rename_no_replace, replace_folder
 
 #: A file to install: its path in the folder written, the skill it is of, and how to fetch its
 #: verified bytes (called once the whole install is counted: :class:`InstallAllowance`).
@@ -168,20 +167,21 @@ class Installer:
                         overwrite or actions[planned.id] == "keep")
         if lock_path is not None:  # before any folder is put in place: none may hold a release the lock misses
             check_lock_writable(lock_path)
+        recorder = LockRecorder(lock_path) if lock_path is not None else None
         for planned in plan:
             files, digest = fetched[planned.id]
             if actions[planned.id] != "keep":
                 self._put_dependency_or_root(planned.id == skill_id, planned.id, targets[planned.id], files, digest,
                                              replace=actions[planned.id] == "replace",
                                              carried=tuple(inside[planned.id].values()))
-            if lock_path is not None:
+            if recorder is not None and lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
                 as_locked = actions[planned.id] == "keep" and not (refusal is not None and planned.id == skill_id)
                 nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id), apart[planned.id]) \
                     if as_locked else (nested_of(planned.id), True)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
                                      requested if planned.id == skill_id else None, nested, recorded)
-                record_installed(lock_path, planned.id, locked)
+                recorder.record(planned.id, locked)
         return plan
 
     def _is_source(self, text: str, lock_path: Path | None) -> bool:
@@ -201,6 +201,7 @@ class Installer:
         """Where each planned skill goes: the root at ``target``, a dependency where the lock
         has it, else beside the root; DependencyError when two would share a folder."""
         out: dict[str, Path] = {}
+        going_to: dict[tuple[Any, ...], str] = {}  # each folder's :func:`_folder_keys`: the skill going there
         for planned in plan:
             if planned.id == root:
                 where = target
@@ -208,12 +209,14 @@ class Installer:
                 where = resolve_locked_path(locked[planned.id].path, lock_path)
             else:
                 where = target.parent / safe_relpath(planned.id, "skill id").rsplit("/", 1)[-1]
-            clash = next((sid for sid, path in out.items() if _one_folder(path, where)), None)
+            keys = _folder_keys(where)
+            clash = next((going_to[key] for key in keys if key in going_to), None)
             if clash is not None:
                 why = "" if out[clash] == where else (" (names that differ only in case or Unicode form are one folder "
                                                       "on macOS and Windows)")
                 raise DependencyError(f"{clash} and {planned.id} would both be installed into {where}{why}", planned.id)
             out[planned.id] = where
+            going_to.update(dict.fromkeys(keys, planned.id))
         return out
 
     def _planned_files(self, planned: PlannedSkill, children: bool) -> tuple[list[Fetch], str]:
@@ -432,19 +435,32 @@ def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_pa
                                      "is, and no longer updated)")
 
 
-def _one_folder(first: Path, second: Path) -> bool:
-    """Whether two install folders are, or would be on some file system, one: the same on disk,
-    or names that differ only in case or Unicode form (one folder on macOS and Windows)."""
-    return same_place(first, second) or one_spelling(str(first)) == one_spelling(str(second))
+def _folder_keys(folder: Path, *, any_spelling: bool = True) -> tuple[tuple[Any, ...], ...]:
+    """What two install folders that are one have alike: their path, or, when the folder is there,
+    its device and inode (the same on disk, as :func:`~skillsite.folders.same_place` tells it);
+    ``any_spelling``: their names but for case and Unicode form too (one folder on macOS and
+    Windows).  Keys, not a comparison of two folders: a closure of a thousand skills, or a lock
+    of a thousand records, is not compared pairwise."""
+    keys: tuple[tuple[Any, ...], ...] = (("spelling", one_spelling(str(folder))) if any_spelling
+                                         else ("path", str(folder)),)
+    try:
+        found = os.stat(folder)
+    except (OSError, ValueError):
+        return keys
+    return (*keys, ("file", found.st_dev, found.st_ino))
 
 
 def _check_not_another_s_folder(targets: Mapping[str, Path], lock: Lock, lock_path: Path) -> None:
     """Refuse to install a skill into the folder the lock records for another one, overwrite or
     not: the lock holds one skill a folder, and both records would then name it (each update
     would swap the other out, and call it modified)."""
+    recorded: dict[tuple[Any, ...], list[str]] = {}  # each recorded folder's keys: the skills the lock has there
+    for sid, locked in lock.skills.items():
+        for key in _folder_keys(resolve_locked_path(locked.path, lock_path), any_spelling=False):
+            recorded.setdefault(key, []).append(sid)
     for skill_id, target in targets.items():
-        owner = next((sid for sid, locked in sorted(lock.skills.items())
-                      if sid != skill_id and same_place(resolve_locked_path(locked.path, lock_path), target)), None)
+        owner = min((sid for key in _folder_keys(target, any_spelling=False) for sid in recorded.get(key, ())
+                     if sid != skill_id), default=None)
         if owner is not None:
             raise DestinationExistsError(f"{target} is where {lock_path} records {owner}; {skill_id} cannot be "
                                          "installed there (remove that record from the lock file first, or install "

@@ -29,7 +29,7 @@ from skillsite.agent.spellings import spelt_alike
 from skillsite.agent.versions import is_release_digest
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
-from skillsite.folders import sibling_name, write_bytes_atomically, write_text_atomically
+from skillsite.folders import sibling_name, write_bytes_atomically
 
 LOCK_NAME = "skillsite-lock.json"
 LOCKFILE_VERSION = 1
@@ -311,13 +311,45 @@ def _check_source(problem: str, text: str) -> None:
                             "catalog's skills.json")
 
 
-def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
-    """Add (or replace) one skill's record in the lock at ``path``: the lock is read again and
-    written back while its folder is held (:func:`_folder_held`), so installs sharing a lock at
-    once each keep their records."""
-    path = Path(path)
-    with _folder_held(path):
-        write_lock(path, read_lock(path).with_skill(skill_id, locked))
+class LockRecorder:
+    """Records one install's skills in the lock at ``path``, each as it is put in place: the lock
+    is read again and written back while its folder is held (:func:`_folder_held`), so installs
+    sharing a lock at once each keep their records.
+
+    The lock this recorder last wrote (or found unchanged) is kept with the file's bytes: while the
+    file still holds those bytes, no other install wrote it since, and the next record is added to
+    the lock kept rather than to the file read, parsed and checked again (every record's folder
+    resolved), which made recording a skill cost as much as the whole lock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._known: tuple[bytes, Lock] | None = None   # the file's bytes, and the lock they read as
+
+    def record(self, skill_id: str, locked: LockedSkill) -> None:
+        """Add (or replace) ``skill_id``'s record."""
+        with _folder_held(self.path):
+            body = _lock_bytes(self.path)
+            if self._known is not None and body is not None and body == self._known[0]:
+                lock = self._known[1]
+            else:
+                lock = read_lock(self.path)
+            updated = lock.with_skill(skill_id, locked)
+            if updated == lock and body is not None and self.path.is_file():
+                self._known = (body, lock)  # left as it is, as write_lock leaves it
+                return
+            text = lock_text(updated).encode("utf-8")
+            _write_lock_bytes(self.path, text)
+            self._known = (text, updated)
+
+
+def _lock_bytes(path: Path) -> bytes | None:
+    """The lock file's bytes, up to one past the largest read; None when it cannot be read (the
+    caller reads it with :func:`read_lock`, which says why)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_LOCK_BYTES + 1)
+    except OSError:
+        return None
 
 
 def check_lock_writable(path: Path) -> None:
@@ -376,9 +408,15 @@ def write_lock(path: Path, lock: Lock) -> None:
             return
     except LockFileError:
         pass  # written anew
+    _write_lock_bytes(path, lock_text(lock).encode("utf-8"))
+
+
+def _write_lock_bytes(path: Path, data: bytes) -> None:
+    """Write a lock's bytes to ``path`` atomically; InstallError naming the path and the cause
+    when the folder refuses."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(path, lock_text(lock))
+        write_bytes_atomically(path, data)
     except OSError as exc:
         raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
 

@@ -679,7 +679,7 @@ def killed_update(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Loca
         raise KeyboardInterrupt  # where a SIGKILL could land: the folder swapped in, the lock not written
 
     with monkeypatch.context() as patched:
-        patched.setattr(install_module, "record_installed", killed)
+        patched.setattr(install_module.LockRecorder, "record", killed)
         with pytest.raises(KeyboardInterrupt):
             Catalog.open(catalog.site).update("demo", catalog.lock)
     return catalog, dest

@@ -270,3 +270,47 @@ def test_another_spelling_of_a_locked_folder_reads_as_skillsite_writes_it(tmp_pa
     lock = read_lock(_lock_of(tmp_path, path=spelling))
     assert lock.skills["lib"].path == "skills/lib"
     assert lock.skills["lib"] == read_lock(_lock_of(tmp_path)).skills["lib"]
+
+
+def test_a_recorder_adds_each_skill_to_the_lock_it_wrote_without_reading_the_file_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One install records its skills one at a time: the lock is read and checked once, not once
+    a skill (which made a closure of a thousand skills take minutes)."""
+    import skillsite.agent.lockfile as lockfile
+
+    path = tmp_path / "skillsite-lock.json"
+    reads = []
+    monkeypatch.setattr(lockfile, "read_lock", lambda where: reads.append(where) or read_lock(where))
+    recorder = lockfile.LockRecorder(path)
+    for number in range(30):
+        recorder.record(f"dep{number:02}", locked(path=f".agents/skills/dep{number:02}", dependencies={}))
+    assert len(reads) == 1
+    assert read_lock(path) == Lock({f"dep{n:02}": locked(path=f".agents/skills/dep{n:02}", dependencies={})
+                                    for n in range(30)})
+
+
+def test_a_recorder_keeps_what_another_install_wrote_in_between(tmp_path: Path) -> None:
+    """Two installs sharing a lock: a record written by the other one since this recorder's last
+    write is read again, not written over."""
+    from skillsite.agent.lockfile import LockRecorder
+
+    path = tmp_path / "skillsite-lock.json"
+    recorder = LockRecorder(path)
+    recorder.record("app", locked(path=".agents/skills/app", dependencies={}))
+    write_lock(path, read_lock(path).with_skill("other", locked(path=".agents/skills/other", dependencies={})))
+    recorder.record("lib", locked(dependencies={}))
+    assert sorted(read_lock(path).skills) == ["app", "lib", "other"]
+
+
+def test_a_recorder_leaves_a_lock_that_already_holds_the_record_as_it_is(tmp_path: Path) -> None:
+    """As write_lock does: the fields a newer skillsite (or its user) added are kept."""
+    from skillsite.agent.lockfile import LockRecorder
+
+    path = tmp_path / "skillsite-lock.json"
+    record = locked(dependencies={})
+    data = json.loads(lock_text(Lock({"lib": record})))
+    data["added_by_a_newer_version"] = True
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = path.read_bytes()
+    LockRecorder(path).record("lib", record)
+    assert path.read_bytes() == before
