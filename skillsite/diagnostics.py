@@ -68,6 +68,7 @@ CODES: dict[str, CodeInfo] = _registry(
                          "refuse in a path; not published"),
     ("SK021", "warning", "a folder named SKILL.md or skill.md; not read as a skill"),
     ("SK022", "warning", "bundled file named as another of the skill in another case or Unicode form; not published"),
+    ("SK023", "warning", "file named SKILL.md in another case (Skill.md, SKILL.MD); folder not read as a skill"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

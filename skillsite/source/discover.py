@@ -115,6 +115,13 @@ def _skill_file_folders(by_name: dict[str, os.DirEntry]) -> list[str]:
     return [name for name in SKILL_FILES if name in by_name and _is_folder(by_name[name])]
 
 
+def _misspelt_skill_files(by_name: dict[str, os.DirEntry]) -> list[str]:
+    """The files of a folder listing named as SKILL.md in another case but for ``skill.md``
+    (``Skill.md``, ``SKILL.MD``), which no agent reads as a skill (SK023), in name order."""
+    return sorted(name for name, entry in by_name.items() if len(name) == len(SKILL_FILE)
+                  and name.casefold() == LOWERCASE_SKILL_FILE and name not in SKILL_FILES and is_file_entry(entry))
+
+
 def _may_hold_skill_file(by_name: dict[str, os.DirEntry]) -> bool:
     """Whether a listing names a SKILL.md or skill.md at all (most folders' do not: then neither
     :func:`_skill_file` nor :func:`holds_skill_file` need ask more)."""
@@ -205,6 +212,11 @@ class _RootWalker:
             # the audit would tell nested skills apart otherwise (a folder with a skill file holds one for it too)
             if skill_file is None and holds_skill_file(by_name):
                 self.partial.add(rel)
+        if skill_file is None:
+            for name in _misspelt_skill_files(by_name):
+                self.diags.append(make("SK023", f"file is named '{name}'; a skill's file is 'SKILL.md' "
+                                                "(or 'skill.md'), so this folder is not read as a skill",
+                                       self.show(f"{rel}/{name}" if rel else name)))
         node = _Dir(rel, seen, real, skill_file, rel if skill_file else owner)
         self.dirs.append(node)
         children = self._entries(node, entries, ancestors, ignores)

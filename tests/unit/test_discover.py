@@ -471,3 +471,20 @@ def test_a_folder_named_skill_md_is_said_and_a_skill_md_file_beside_it_is_read(t
     assert [s.id for s in found.sources] == ["p"] and found.sources[0].skill_md.name == "skill.md"
     said = sorted((d.code, Path(d.path).relative_to(tmp_path).as_posix()) for d in found.diagnostics)
     assert said == [("SK001", "p/skill.md"), ("SK021", "alone/SKILL.md"), ("SK021", "p/SKILL.md")]
+
+
+def test_a_skill_file_in_another_case_is_said_not_skipped_in_silence(tmp_path):
+    """``Skill.md`` or ``SKILL.MD`` makes no skill (agents look for SKILL.md), but the folder was
+    left out with nothing said but SK013: SK023 names the file.  Beside a SKILL.md it is a
+    bundled file, and nothing is said."""
+    write_skill(tmp_path, "titled", body="# T\n").joinpath("SKILL.md").rename(tmp_path / "titled" / "Skill.md")
+    write_skill(tmp_path, "shouting", body="# S\n").joinpath("SKILL.md").rename(tmp_path / "shouting" / "SKILL.MD")
+    write_skill(tmp_path, "fine", body="# F\n").joinpath("Skill.md").write_text("notes\n")
+    (tmp_path / "folder" / "Skill.md").mkdir(parents=True)
+    found = discover([tmp_path])
+    assert [s.id for s in found.sources] == ["fine"]
+    said = sorted((d.code, Path(d.path).relative_to(tmp_path).as_posix(), d.message) for d in found.diagnostics)
+    assert said == [("SK023", "shouting/SKILL.MD", "file is named 'SKILL.MD'; a skill's file is 'SKILL.md' (or "
+                                                   "'skill.md'), so this folder is not read as a skill"),
+                    ("SK023", "titled/Skill.md", "file is named 'Skill.md'; a skill's file is 'SKILL.md' (or "
+                                                 "'skill.md'), so this folder is not read as a skill")]
