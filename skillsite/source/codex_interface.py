@@ -102,7 +102,9 @@ def _unusable(exc: FrontmatterError) -> str:
         return f"{CODEX_FILE} is empty; it must be a mapping of keys to values"
     if exc.message.startswith("frontmatter "):
         return f"{CODEX_FILE} {exc.message.removeprefix('frontmatter ')}"
-    return f"{CODEX_FILE}: {exc.message}"
+    if exc.message.startswith(possessive := "frontmatter's "):
+        return f"{CODEX_FILE}'s {exc.message.removeprefix(possessive)}"
+    return f"{CODEX_FILE}: {exc.message.removesuffix(' in frontmatter')}"
 
 
 def _icon_diagnostics(data: dict[str, Any], skill_dir: Path, where: str,

@@ -166,6 +166,17 @@ def test_a_codex_yaml_that_is_no_mapping_is_said_of_the_file_not_of_frontmatter(
                     "agents/openai.yaml is empty; it must be a mapping of keys to values"]
 
 
+def test_a_codex_yaml_too_big_to_read_or_with_a_merge_key_is_said_of_the_file(tmp_path: Path) -> None:
+    """The other reader's messages that named the frontmatter: its values' size, and merge keys."""
+    codex_skill(tmp_path, "merged", "base: &b {x: 1}\ninterface:\n  <<: *b\n")
+    codex_skill(tmp_path, "aliased", "a: &a [" + ", ".join(["'" + "x" * 1000 + "'"] * 50) + "]\n"
+                + "".join(f"k{n}: *a\n" for n in range(100)))
+    said = sorted(d.message for d in check_catalog([tmp_path]).diagnostics if d.code == "SK220")
+    assert len(said) == 2 and "frontmatter" not in " ".join(said), said
+    assert said[0].startswith("agents/openai.yaml's values hold more than ")
+    assert said[1] == "agents/openai.yaml: YAML merge keys ('<<') are not supported"
+
+
 def test_codex_interface_is_in_the_manifest_and_on_the_page(tmp_path: Path) -> None:
     codex_skill(tmp_path / "src", "good", 'interface:\n  display_name: "Good <b>tool</b>"\n'
                                           '  short_description: "Twenty-five characters or more"\n'
