@@ -201,7 +201,7 @@ class Installer:
         """Where each planned skill goes: the root at ``target``, a dependency where the lock
         has it, else beside the root; DependencyError when two would share a folder."""
         out: dict[str, Path] = {}
-        going_to: dict[tuple[Any, ...], str] = {}  # each folder's :func:`_folder_keys`: the skill going there
+        going_to: dict[tuple[Any, ...], int] = {}  # each folder's :func:`_folder_keys`: its skill's place in ``out``
         for planned in plan:
             if planned.id == root:
                 where = target
@@ -210,13 +210,13 @@ class Installer:
             else:
                 where = target.parent / safe_relpath(planned.id, "skill id").rsplit("/", 1)[-1]
             keys = _folder_keys(where)
-            clash = next((going_to[key] for key in keys if key in going_to), None)
+            clashes = [going_to[key] for key in keys if key in going_to]
+            clash = list(out)[min(clashes)] if clashes else None  # the first of the plan, as pairwise comparing found
             if clash is not None:
-                why = "" if out[clash] == where else (" (names that differ only in case or Unicode form are one folder "
-                                                      "on macOS and Windows)")
-                raise DependencyError(f"{clash} and {planned.id} would both be installed into {where}{why}", planned.id)
+                raise DependencyError(f"{clash} and {planned.id} would both be installed into {where}"
+                                      f"{_why_one_folder(out[clash], where)}", planned.id)
             out[planned.id] = where
-            going_to.update(dict.fromkeys(keys, planned.id))
+            going_to.update(dict.fromkeys(keys, len(out) - 1))
         return out
 
     def _planned_files(self, planned: PlannedSkill, children: bool) -> tuple[list[Fetch], str]:
@@ -433,6 +433,15 @@ def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_pa
         raise DestinationExistsError(f"{lock_path} already records {skill_id} at {elsewhere}; pass overwrite=True to "
                                      f"record it at {target} instead (the folder at {elsewhere} is then left as it "
                                      "is, and no longer updated)")
+
+
+def _why_one_folder(first: Path, second: Path) -> str:
+    """Why two install folders with a :func:`_folder_keys` key alike are one, when their paths differ."""
+    if first == second:
+        return ""
+    if one_spelling(str(first)) == one_spelling(str(second)):
+        return " (names that differ only in case or Unicode form are one folder on macOS and Windows)"
+    return f" (it is {first} on disk)"
 
 
 def _folder_keys(folder: Path, *, any_spelling: bool = True) -> tuple[tuple[Any, ...], ...]:

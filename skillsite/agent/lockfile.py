@@ -334,12 +334,24 @@ class LockRecorder:
             else:
                 lock = read_lock(self.path)
             updated = lock.with_skill(skill_id, locked)
+            _check_record(self.path, updated, skill_id)
             if updated == lock and body is not None and self.path.is_file():
                 self._known = (body, lock)  # left as it is, as write_lock leaves it
                 return
             text = lock_text(updated).encode("utf-8")
             _write_lock_bytes(self.path, text)
             self._known = (text, updated)
+
+
+def _check_record(path: Path, lock: Lock, skill_id: str) -> None:
+    """LockFileError when :func:`read_lock` would refuse the lock at ``path`` for ``lock``'s record
+    of ``skill_id`` (say, a catalog's source it cannot read back): the recorder reads again only
+    what another install wrote, so what it writes itself is checked before it is written."""
+    record = _locked(skill_id, lock.skills[skill_id].to_json(), f"{path} (the record to write)")
+    _check_paths(Lock({skill_id: record}), path)
+    missing = sorted(dep for dep in record.dependencies if dep not in lock.skills)
+    if missing:
+        raise LockFileError(f"{path}: skill {skill_id!r} would be recorded before its dependency {missing[0]!r}")
 
 
 def _lock_bytes(path: Path) -> bytes | None:

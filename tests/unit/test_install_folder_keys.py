@@ -40,3 +40,11 @@ def test_without_any_spelling_only_the_path_or_the_folder_on_disk_counts(tmp_pat
     os.symlink(tmp_path / "lib", tmp_path / "alias")
     assert same(tmp_path / "lib", tmp_path / "alias") and same(tmp_path / "x" / ".." / "lib", tmp_path / "lib")
     assert same(tmp_path / "new", tmp_path / "new") and not same(tmp_path / "Team-Lib", tmp_path / "team-lib")
+
+
+def test_a_clash_says_why_two_paths_are_one_folder(tmp_path: Path) -> None:
+    from skillsite.agent.install import _why_one_folder
+
+    assert _why_one_folder(tmp_path / "lib", tmp_path / "lib") == ""
+    assert _why_one_folder(tmp_path / "Lib", tmp_path / "lib").startswith(" (names that differ only in case")
+    assert _why_one_folder(tmp_path / "real", tmp_path / "alias") == f" (it is {tmp_path / 'real'} on disk)"

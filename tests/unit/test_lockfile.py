@@ -314,3 +314,19 @@ def test_a_recorder_leaves_a_lock_that_already_holds_the_record_as_it_is(tmp_pat
     before = path.read_bytes()
     LockRecorder(path).record("lib", record)
     assert path.read_bytes() == before
+
+
+def test_a_recorder_refuses_a_record_the_lock_could_not_be_read_back_with(tmp_path: Path) -> None:
+    """A catalog at ``file:/site`` inside the project is recorded as the source
+    ``file:/site/skills.json``, which read_lock refuses: the record is refused before it is
+    written, not left for every later command to refuse the lock."""
+    from skillsite.agent.lockfile import LockRecorder
+
+    path = tmp_path / "skillsite-lock.json"
+    with pytest.raises(LockFileError, match=r"\(the record to write\): skill 'lib' is malformed: source "
+                                            r"'file:/site/skills.json' is neither an http\(s\) URL"):
+        LockRecorder(path).record("lib", locked(source="file:/site/skills.json", dependencies={}))
+    assert not path.exists()
+    with pytest.raises(LockFileError, match="would be recorded before its dependency 'base'"):
+        LockRecorder(path).record("lib", locked())
+    assert not path.exists()
