@@ -24,24 +24,29 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> tuple[bytes, int]:
     return b"".join(chunks), max(size, total)
 
 
-#: A JSON file larger than this is refused when it holds more commas and opening brackets than one
-#: per :data:`MIN_BYTES_PER_VALUE` bytes, before it is decoded.
-DENSE_ABOVE_BYTES = 1024 * 1024
-#: JSON's smallest values take a few bytes of text and tens of bytes of memory (``[],`` is 3 bytes
-#: and an empty list about 60): 64 MiB of them, 65 KB gzipped on the wire, would decode into 1.6 GB.
-#: skillsite's own catalog files have a comma or an opening bracket every 20 bytes or more.
-MIN_BYTES_PER_VALUE = 8
+#: The most memory a JSON file from a catalog's host may take once decoded, as :func:`too_dense`
+#: estimates it: JSON's smallest values take a few bytes of text and tens of bytes of memory
+#: (``[],`` is 3 bytes, an empty list about 64), so 64 MiB of them, 65 KB gzipped on the wire,
+#: decode into 1.6 GB.  skillsite's own files take a few times their size (a 2.5 MB skills.json
+#: of the shared corpus about 20 MB; one of 2,000 skills with hundreds of keywords each, 20 MB,
+#: about 160 MB).
+MAX_DECODED_BYTES = 512 * 1024 * 1024
+#: What :func:`too_dense` counts for a value after a comma (a string, a number: its object and
+#: the list slot or dict entry pointing at it) and for a list or object (its own object, with the
+#: first slots or entries it holds).
+VALUE_BYTES = 64
+CONTAINER_BYTES = 200
 
 
 def too_dense(body: bytes) -> str | None:
-    """Why ``body``, a JSON text, holds too many values to decode for its size (see
-    :data:`MIN_BYTES_PER_VALUE`); None when it does not.  A value is separated by a comma or starts
-    a list or object: counting those bytes (inside strings too) bounds the values from above."""
-    if len(body) <= DENSE_ABOVE_BYTES:
+    """Why ``body``, a JSON text, would take too much memory decoded (more than
+    :data:`MAX_DECODED_BYTES`); None when it would not.  Counted before decoding, from the commas
+    that separate values and the brackets that open lists and objects (those inside strings too:
+    it is an estimate from above)."""
+    values, containers = body.count(b","), body.count(b"[") + body.count(b"{")
+    estimate = values * VALUE_BYTES + containers * CONTAINER_BYTES
+    if estimate <= MAX_DECODED_BYTES:
         return None
-    marks = body.count(b",") + body.count(b"[") + body.count(b"{")
-    if marks * MIN_BYTES_PER_VALUE <= len(body):
-        return None
-    return (f"has {marks:,} commas and opening brackets in {len(body):,} bytes, more than one per "
-            f"{MIN_BYTES_PER_VALUE} bytes: decoding it could take {len(body) * 25 // 1024 ** 2:,} MiB of "
-            f"memory, and no skillsite file is that dense")
+    return (f"would take about {estimate // 1024 ** 2:,} MiB of memory decoded ({values:,} commas and "
+            f"{containers:,} opening brackets in {len(body):,} bytes), over the {MAX_DECODED_BYTES // 1024 ** 2:,} "
+            f"MiB a catalog file may take")

@@ -3,10 +3,10 @@ in an archive that a script unpacks is as much a part of the skill as a loose fi
 
 Nothing is extracted to disk and member names are only labels.  What is read is capped: each
 archive, nested or not, to its own members and bytes, and one bundled archive with every archive
-nested in it to a total (:class:`ArchiveBudget`), so a zip bomb costs at most the caps.  An archive that cannot
-be read (cut short, no zip directory), or a member that is encrypted or whose compressed data is
-corrupt, raises :class:`SealedMember` after yielding what was read before the problem: what it
-holds cannot be seen, and extracting tools still write out what they can.  An archive inside an
+nested in it to a total (:class:`ArchiveBudget`), so a zip bomb costs at most the caps.  An
+archive that cannot be read (cut short, no zip directory), or a member that is encrypted or whose
+compressed data is corrupt, raises :class:`SealedMember` after yielding what was read before the
+problem: what it holds cannot be seen, and extracting tools still write out what they can.  An archive inside an
 archive is opened the same way, from the bytes read (:func:`members_of`).
 """
 from __future__ import annotations
