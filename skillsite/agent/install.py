@@ -174,8 +174,8 @@ class Installer:
                 self._put_dependency_or_root(planned.id == skill_id, planned.id, targets[planned.id], files, digest,
                                              replace=actions[planned.id] == "replace",
                                              carried=tuple(inside[planned.id].values()))
-            if recorder is not None and lock_path is not None:
-                path = lock_path_text(targets[planned.id], lock_path)
+            if recorder is not None:
+                path = lock_path_text(targets[planned.id], recorder.path)
                 as_locked = actions[planned.id] == "keep" and not (refusal is not None and planned.id == skill_id)
                 nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id), apart[planned.id]) \
                     if as_locked else (nested_of(planned.id), True)

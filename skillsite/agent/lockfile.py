@@ -104,15 +104,27 @@ def lock_text(lock: Lock) -> str:
 
 def read_lock(path: Path) -> Lock:
     """The lock at ``path``; an empty one when there is no file; LockFileError when it is unusable."""
+    body = _lock_body(path)
+    return Lock() if body is None else _lock_of(body, path)
+
+
+def _lock_body(path: Path) -> bytes | None:
+    """The lock file's bytes; None when there is no file; LockFileError when it cannot be read or
+    is too large."""
     try:
         with open(path, "rb") as handle:
             body = handle.read(MAX_LOCK_BYTES + 1)
     except FileNotFoundError:
-        return Lock()
+        return None
     except OSError as exc:
         raise LockFileError(f"cannot read the lock file {path}: {exc.strerror or exc}") from None
     if len(body) > MAX_LOCK_BYTES:
         raise LockFileError(f"{path}: the lock file is over {MAX_LOCK_BYTES:,} bytes")
+    return body
+
+
+def _lock_of(body: bytes, path: Path) -> Lock:
+    """The lock the bytes of the file at ``path`` hold, checked; LockFileError when it is unusable."""
     try:
         data = json.loads(body)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -328,11 +340,13 @@ class LockRecorder:
     def record(self, skill_id: str, locked: LockedSkill) -> None:
         """Add (or replace) ``skill_id``'s record."""
         with _folder_held(self.path):
-            body = _lock_bytes(self.path)
-            if self._known is not None and body is not None and body == self._known[0]:
+            body = _lock_body(self.path)
+            if body is None:
+                lock = Lock()
+            elif self._known is not None and body == self._known[0]:
                 lock = self._known[1]
             else:
-                lock = read_lock(self.path)
+                lock = _lock_of(body, self.path)
             updated = lock.with_skill(skill_id, locked)
             _check_record(self.path, updated, skill_id)
             if updated == lock and body is not None and self.path.is_file():
@@ -352,16 +366,6 @@ def _check_record(path: Path, lock: Lock, skill_id: str) -> None:
     missing = sorted(dep for dep in record.dependencies if dep not in lock.skills)
     if missing:
         raise LockFileError(f"{path}: skill {skill_id!r} would be recorded before its dependency {missing[0]!r}")
-
-
-def _lock_bytes(path: Path) -> bytes | None:
-    """The lock file's bytes, up to one past the largest read; None when it cannot be read (the
-    caller reads it with :func:`read_lock`, which says why)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_LOCK_BYTES + 1)
-    except OSError:
-        return None
 
 
 def check_lock_writable(path: Path) -> None:

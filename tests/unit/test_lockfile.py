@@ -279,8 +279,10 @@ def test_a_recorder_adds_each_skill_to_the_lock_it_wrote_without_reading_the_fil
     import skillsite.agent.lockfile as lockfile
 
     path = tmp_path / "skillsite-lock.json"
+    parse_and_check = lockfile._lock_of
     reads = []
-    monkeypatch.setattr(lockfile, "read_lock", lambda where: reads.append(where) or read_lock(where))
+    monkeypatch.setattr(lockfile, "_lock_of", lambda body, where: reads.append(where) or parse_and_check(body, where))
+    path.write_text(lock_text(Lock()), encoding="utf-8")
     recorder = lockfile.LockRecorder(path)
     for number in range(30):
         recorder.record(f"dep{number:02}", locked(path=f".agents/skills/dep{number:02}", dependencies={}))
