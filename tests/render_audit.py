@@ -22,24 +22,41 @@ class Audit(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.open_links = 0
+        self.nested_links = 0   # <a> opened inside another: a browser closes the outer one there
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
+        if tag == "a":
+            self.nested_links += self.open_links > 0
+            self.open_links += 1
 
-    handle_startendtag = handle_starttag
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if tag == "a":
+            self.open_links = max(0, self.open_links - 1)
 
 
 def audit(html: str) -> list[tuple[str, dict[str, str | None]]]:
     """The start tags of ``html`` with their attributes, in order."""
+    return _parsed(html).tags
+
+
+def _parsed(html: str) -> Audit:
     parser = Audit()
     parser.feed(html)
     parser.close()
-    return parser.tags
+    return parser
 
 
 def assert_safe(html: str) -> None:
-    """Only allowed tags and attributes, and no href or src with a scheme other than http(s)/mailto."""
-    for tag, attrs in audit(html):
+    """Only allowed tags and attributes, no link inside a link, and no href or src with a scheme
+    other than http(s)/mailto."""
+    parsed = _parsed(html)
+    assert parsed.nested_links == 0, html
+    for tag, attrs in parsed.tags:
         if tag == "div":
             assert set(attrs) == {"class"} and ALERT_DIV.fullmatch(attrs["class"] or ""), (tag, attrs)
         else:

@@ -397,15 +397,21 @@ def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: tuple[str
 def _inline(state: StateCore, tokens: list[Token], skill_id: str, targets: LinkTargets) -> list[Token]:
     """An inline token's children with their links resolved and images checked."""
     out: list[Token] = []
-    openers: list[Token] = []  # open links, innermost last: a link_close takes its opener's tag
+    openers: list[Token | None] = []  # open links, innermost last: a link_close takes its opener's tag
     for token in tokens:
+        if token.type == "link_open" and openers:
+            openers.append(None)  # an autolink in a link's text: HTML nests no links, so its text only
+            continue
         if token.type == "link_open":
             if token.attrGet("class") != "header-anchor":  # the anchors plugin's own permalink
                 within = _within_link_budget(state, token, "href", "title")
                 _set_link(token, resolve_link(str(token.attrGet("href") or ""), skill_id, targets) if within else None)
             openers.append(token)
         elif token.type == "link_close" and openers:
-            token.tag = openers.pop().tag
+            opener = openers.pop()
+            if opener is None:
+                continue
+            token.tag = opener.tag
         elif token.type == "image":
             if _within_link_budget(state, token, "src", "title"):
                 out.extend(_image(state, token, skill_id, targets, in_link=bool(openers)))

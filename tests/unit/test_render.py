@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -68,6 +69,21 @@ def test_dangerous_urls_never_become_links(md, link):
                 assert "script" not in (attrs.get(name) or "").lower()
                 assert not (attrs.get(name) or "").lower().startswith(("data:", "file:"))
         assert_safe(html)
+
+
+@pytest.mark.parametrize("source, text", [
+    ("[x <http://a.example/> y](http://b.example/)", "x http://a.example/ y"),
+    ("[mail <me@a.example> now](http://b.example/)", "mail me@a.example now"),
+    ("[**<http://a.example/>** and ![i](x.png)](scripts/check.py)", "http://a.example/ and image: i"),
+])
+def test_an_autolink_inside_a_link_s_text_is_text(md, source, text):
+    """HTML has no link inside a link: a browser would close the outer one at the inner one, and
+    part of the text would lead elsewhere.  CommonMark lets an autolink stand in a link's text."""
+    html = md.render(source, "rel")
+    (_, attrs), = [tag for tag in audit(html) if tag[0] == "a"]
+    assert attrs["href"] in ("http://b.example/", "scripts/check.py")
+    assert re.sub(r"<[^>]+>", "", html).strip() == text
+    assert_safe(html)
 
 
 def test_link_title_cannot_break_out_of_its_attribute(md):
@@ -390,7 +406,7 @@ PIECES = st.sampled_from([
     "![b](", "<", ">", "\"", "'", "`", "```", "\n", " ", "#", "|", "-", "*", "data:text/html,x", "&#106;",
     "<iframe>", "onload=", "[r]: ", "vbscript:", "<javascript:x>", "%3A", "\\", "../", "SKILL.md", "http://a.b/",
     "](<", "<https://", "<a href=x onclick=y>", "\n[r]: <", "~", "~~", "| a |\n|---|\n", "- [ ] ", "# ",
-    "> ", "> [!NOTE]\n", "[!WARNING]", "- [x] ",
+    "> ", "> [!NOTE]\n", "[!WARNING]", "- [x] ", "[", "<http://a.b/>", "<m@a.b>",
 ])
 
 
