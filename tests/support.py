@@ -242,6 +242,28 @@ def assert_lunr_js_finds_as_lunr_py(site: Path, queries: list[str], found: list[
             query
 
 
+def assert_pages_find_and_mark(site: Path, layout: str, cases: list[tuple[str, str, str]]) -> None:
+    """Each ``(query, id, word)`` of ``cases`` finds that one skill, and only it, through the
+    loader and the page's search of ``site`` (``layout`` "whole": lunr's ranking and the plain-text
+    match, through tests/js/browser_search.js; "sharded": the shards', through
+    tests/js/shard_search.js), whose first page marks ``word`` in it."""
+    from skillsite.loader import Catalog
+
+    queries = [query for query, _, _ in cases]
+    if layout == "whole":
+        out = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(site), "-", stdin=queries)
+        pages = [out["lunr"], out["text"]]
+    else:
+        pages = [run_node(str(REPO / "tests" / "js" / "shard_search.js"), str(site), "-", stdin=queries)["hits"]]
+    catalog = Catalog.open(site)
+    for query, found, _ in cases:
+        assert [r.id for r in catalog.search(query)] == [found], query
+    for hits in pages:
+        assert [[h["id"] for h in per_query] for per_query in hits] == [[found] for _, found, _ in cases]
+    for per_query, (query, _, marked) in zip(pages[0], cases):
+        assert marked in per_query[0]["marks"], (query, per_query[0]["marks"])
+
+
 def whole_and_sharded(tmp: Path, descriptions: dict[str, str]) -> dict[str, Path]:
     """Skills of these ids and descriptions built as a whole catalog (a lunr index, ``"whole"``)
     and as a sharded one (``"sharded"``), under ``tmp``."""

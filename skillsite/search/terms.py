@@ -60,9 +60,39 @@ def _marked_word() -> re.Pattern[str]:
     return re.compile(rf"\w[\w{mark_class()}]*")
 
 
+#: The letters of the scripts written without spaces between words, as Lucene's CJK bigram filter
+#: reads them: Han ideographs (with their compatibility forms and those of planes 2 and 3),
+#: Hiragana, Katakana (with its half-width forms) and Hangul syllables.
+CJK_LETTERS = ("\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"  # kana, not their marks
+               "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # Han
+               "\uac00-\ud7a3\uff66-\uff9f")  # Hangul syllables, half-width Katakana
+_CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
+
+
 def words(text: str) -> list[str]:
-    """The words of ``text`` (runs of letters and digits, with their marks; "_" splits), as written."""
-    return _WORD.findall(text) if text.isascii() else _marked_word().findall(text.replace("_", " "))
+    """The words of ``text`` (runs of letters and digits, with their marks; "_" splits), as written;
+    a run of CJK letters in them cut into pairs (:func:`cjk_pairs`)."""
+    if text.isascii():
+        return _WORD.findall(text)
+    found = _marked_word().findall(text.replace("_", " "))
+    return [piece for word in found for piece in cjk_pairs(word)] if _CJK_RUN.search(text) else found
+
+
+def cjk_pairs(word: str) -> list[str]:
+    """``word`` (one of :func:`words`) with each run of CJK letters (:data:`CJK_LETTERS`) cut into
+    the pairs of letters that overlap in it ("数据分析": "数据", "据分", "分析"), a run of one letter
+    left as it is, and each piece between runs read again as words ("python数据": "python", "数据").
+    Chinese and Japanese put no space between words, so a whole run was one term, and a query of one
+    of its words found nothing; pairs need no dictionary, and find any word of two letters or more
+    (Lucene's CJK bigrams).  ranking.js's cjkPairs cuts words alike."""
+    pieces: list[str] = []
+    at = 0
+    for run in _CJK_RUN.finditer(word):
+        pieces += _marked_word().findall(word[at:run.start()])
+        letters = run.group()
+        pieces += [letters] if len(letters) == 1 else [letters[i:i + 2] for i in range(len(letters) - 1)]
+        at = run.end()
+    return pieces + _marked_word().findall(word[at:]) if at else [word]
 
 
 @lru_cache(maxsize=1)

@@ -163,7 +163,7 @@
     tokens.forEach(function (token, at) {
       // "*" is lunr's wildcard, never part of a term; inside a word it cuts it, as in the CLI ("docx*pdf")
       var trimmed = trim(token) || symbolRuns(token).join(""), word = trimmed.replace(/\*/g, "");
-      var runs = (trimmed.match(TERM_WORD) || []).filter(function (run) { return longerThanOne(run) && keep(run); });
+      var runs = termWords(trimmed).filter(function (run) { return longerThanOne(run) && keep(run); });
       if (!runs.length && !symbolRuns(word).length || !keep(word)) return;
       var s = stem(word);
       if (seen[s]) return;
@@ -287,12 +287,21 @@
   } catch (e) { /* keep the ASCII one */ }
 
   /* What the plain-text match looks for: a word's start (WORD_START: "ready" is not in
-     "already"), a run of symbols anywhere ("🚀" of "ready🚀" is a term of its own, as tokenize cuts it). */
+     "already"), a run of symbols anywhere ("🚀" of "ready🚀" is a term of its own, as tokenize cuts
+     it), and so a pair of CJK letters (each letter of a run begins one). */
   function startsPattern(starts) {
-    var symbols = starts.filter(isSymbolRun), words = starts.filter(function (s) { return !isSymbolRun(s); });
+    var anywhere = function (s) { return isSymbolRun(s) || isCjkStart(s); };
+    var symbols = starts.filter(anywhere), words = starts.filter(function (s) { return !anywhere(s); });
     var alternatives = symbols.map(escapeRegExp);
     if (words.length) alternatives.unshift(WORD_START.before + "(?:" + words.map(escapeRegExp).join("|") + ")");
     return new RegExp(alternatives.join("|"), WORD_START.flags);
+  }
+
+  function isCjkStart(text) {
+    if (!CJK_RUN) return false;
+    CJK_RUN.lastIndex = 0;
+    var run = CJK_RUN.exec(text);
+    return run !== null && run.index === 0;
   }
 
   function isSymbolRun(text) {
@@ -346,10 +355,28 @@
         WORD_PART.lastIndex = 0;
         while ((part = WORD_PART.exec(core)) !== null) {
           if (matches(part[0])) found.push([at + part.index, at + part.index + part[0].length]);
+          else found.push.apply(found, cjkMarks(part[0], at + part.index, matches));
         }
       }
       if (SYMBOLS && NON_ASCII.test(m[0])) found = withSymbols(found, m[0], m.index, matches);
       ranges.push.apply(ranges, found);
+    }
+    return ranges;
+  }
+
+  /* The ranges of ``word`` (at ``offset`` of a text) that its CJK pairs ``matches`` accepts
+     cover, overlapping ones joined: "数据分析" of "用于数据分析" for the terms "数据", "据分", "分析". */
+  function cjkMarks(word, offset, matches) {
+    var ranges = [], run;
+    if (!CJK_RUN) return ranges;
+    CJK_RUN.lastIndex = 0;
+    while ((run = CJK_RUN.exec(word)) !== null) {
+      pairsOf(run[0], offset + run.index).forEach(function (pair) {
+        if (!matches(pair.text)) return;
+        var last = ranges[ranges.length - 1];
+        if (last && pair.start < last[1]) last[1] = pair.end;
+        else ranges.push([pair.start, pair.end]);
+      });
     }
     return ranges;
   }
@@ -397,7 +424,7 @@
       .filter(function (w) { return w.size >= 2; });
     var found = [];
     Object.keys(counts).forEach(function (tag) {
-      var parts = (folded(tag).match(TERM_WORD) || []).concat([folded(tag)]).map(spelled);
+      var parts = termWords(folded(tag)).concat([folded(tag)]).map(spelled);
       var best = 0;
       words.forEach(function (w) {
         parts.forEach(function (p) { best = Math.max(best, closeness(w, p)); });
@@ -441,6 +468,49 @@
     SYMBOLS = new RegExp("\\p{So}[\\p{So}\\p{Sk}\\p{M}\\u200D]*", "gu");
   } catch (e) { /* keep the ASCII one */ }
 
+  /* terms.CJK_LETTERS: the letters of the scripts written without spaces between words (Han,
+     Hiragana, Katakana, Hangul), in runs; none where the browser has no Unicode expressions. */
+  var CJK_RUN = null;
+  try {
+    CJK_RUN = new RegExp("[\\u3041-\\u3096\\u309d-\\u309f\\u30a1-\\u30fa\\u30fc-\\u30ff\\u31f0-\\u31ff" +
+                         "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u{20000}-\\u{3134f}" +
+                         "\\uac00-\\ud7a3\\uff66-\\uff9f]+", "gu");
+  } catch (e) { /* no pairs */ }
+
+  /* terms.words: the words of a (folded) text, each run of CJK letters in them cut into pairs. */
+  function termWords(text) {
+    var found = String(text).match(TERM_WORD) || [];
+    if (!CJK_RUN || !NON_ASCII.test(text)) return found;
+    var out = [];
+    found.forEach(function (w) { out.push.apply(out, cjkPairs(w)); });
+    return out;
+  }
+
+  /* terms.cjk_pairs: a word with each run of CJK letters cut into the pairs of letters that
+     overlap in it ("数据分析": "数据", "据分", "分析"; a run of one letter as it is), and the pieces
+     between runs read again as words. */
+  function cjkPairs(word) {
+    var pieces = [], at = 0, run;
+    CJK_RUN.lastIndex = 0;
+    while ((run = CJK_RUN.exec(word)) !== null) {
+      pieces.push.apply(pieces, word.slice(at, run.index).match(TERM_WORD) || []);
+      pairsOf(run[0], run.index).forEach(function (pair) { pieces.push(pair.text); });
+      at = run.index + run[0].length;
+    }
+    return at ? pieces.concat(word.slice(at).match(TERM_WORD) || []) : [word];
+  }
+
+  /* The pairs of a run of CJK letters found at ``offset``, each {text, start, end} (in UTF-16 units). */
+  function pairsOf(letters, offset) {
+    var chars = Array.from(letters), pairs = [], start = offset;
+    if (chars.length === 1) return [{ text: letters, start: offset, end: offset + letters.length }];
+    for (var i = 0; i + 1 < chars.length; i++) {
+      pairs.push({ text: chars[i] + chars[i + 1], start: start, end: start + chars[i].length + chars[i + 1].length });
+      start += chars[i].length;
+    }
+    return pairs;
+  }
+
   /* terms.symbol_runs: runs of "other symbols" (emoji, ©), with the marks, modifiers and joiners after them. */
   function symbolRuns(text) {
     return (SYMBOLS && String(text).match(SYMBOLS)) || [];
@@ -456,7 +526,7 @@
      one the index was built with); then the runs of symbols, as they are. */
   function tokenize(lunr, text) {
     var stem = stems(lunr), lowered = folded(text);
-    var words = lowered.match(TERM_WORD) || [];
+    var words = termWords(lowered);
     return words.filter(function (w) { return longerThanOne(w) && lunr.stopWordFilter(w) !== undefined; }).map(stem)
       .concat(symbolRuns(lowered));
   }

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from skillsite.loader import Catalog
 from skillsite.search import lunr_reference
 from skillsite.search import terms
 from skillsite.search.terms import tokenize
-from support import run_node, whole_and_sharded
+from support import assert_pages_find_and_mark, run_node, whole_and_sharded
 
 REPO = Path(__file__).resolve().parents[2]
 RANKING = REPO / "templates" / "static" / "ranking.js"
@@ -65,19 +64,7 @@ def test_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
 
 @pytest.mark.parametrize("layout", ["whole", "sharded"])
 def test_the_page_finds_and_marks_the_word_as_the_loader(sites: dict[str, Path], layout: str) -> None:
-    site, queries = sites[layout], [q for q, _, _ in QUERIES]
-    if layout == "whole":
-        out = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(site), "-", stdin=queries)
-        pages = [out["lunr"], out["text"]]
-    else:
-        pages = [run_node(str(REPO / "tests" / "js" / "shard_search.js"), str(site), "-", stdin=queries)["hits"]]
-    catalog = Catalog.open(site)
-    for query, found, marked in QUERIES:
-        assert [r.id for r in catalog.search(query)] == [found], query
-    for hits in pages:
-        assert [[h["id"] for h in per_query] for per_query in hits] == [[found] for _, found, _ in QUERIES]
-    for per_query, (query, _, marked) in zip(pages[0], QUERIES):
-        assert marked in per_query[0]["marks"], (query, per_query[0]["marks"])
+    assert_pages_find_and_mark(sites[layout], layout, QUERIES)
 
 
 def _prefixes(query: str) -> list[str]:

@@ -3,7 +3,8 @@ lunr index of a whole catalog and the search shards of a paged one): a word type
 ("e" + U+0301, as a macOS keyboard may give it) finds and highlights the same word written
 composed in a skill, and the reverse; a run of symbols (an emoji, a term as `skillsite search`
 makes it) is found and highlighted as any other word; so is a word of a script whose combining
-marks have no precomposed form (Devanagari "हिन्दी", Thai "สวัสดี"), marks and all."""
+marks have no precomposed form (Devanagari "हिन्दी", Thai "สวัสดี"), marks and all; and so is a word
+of Chinese or Japanese, written without spaces between words (its pairs of letters are searched)."""
 from __future__ import annotations
 
 import time
@@ -28,6 +29,8 @@ RECIPES = unicodedata.normalize("NFD", "Writes naïve recipes for a pâtisserie.
 ROCKET = "Runs launch checklists 🚀 for releases that are ready🚀, with a 👍🏽 at the end."
 HINDI = "हिन्दी में अनुवाद करता है।"
 THAI = "แปล สวัสดี เป็นภาษาอื่น"
+CHINESE = "用于数据分析的工具，生成图表。"
+JAPANESE = "データベースの移行を自動化します。"
 
 
 def _tree(root: Path) -> Path:
@@ -37,6 +40,8 @@ def _tree(root: Path) -> Path:
     write_skill(root, "launch/rocket", description=ROCKET)
     write_skill(root, "lang/hindi", description=HINDI)
     write_skill(root, "lang/thai", description=THAI)
+    write_skill(root, "lang/chinese", description=CHINESE)
+    write_skill(root, "lang/japanese", description=JAPANESE)
     return root
 
 
@@ -104,9 +109,14 @@ def test_a_run_of_symbols_found_is_highlighted(context, words_site: Served, quer
     ("हिन्दी", "lang/hindi", ["हिन्दी"]),
     ("हिन्दी अनुवाद", "lang/hindi", ["हिन्दी", "अनुवाद"]),
     ("สวัสดี", "lang/thai", ["สวัสดี"]),
-], ids=["hindi", "hindi-two-words", "thai"])
-def test_a_word_with_combining_marks_is_found_and_highlighted_whole(
+    ("数据", "lang/chinese", ["数据"]),
+    ("数据分析 图表", "lang/chinese", ["数据分析", "图表"]),
+    ("自動化", "lang/japanese", ["自動化"]),
+], ids=["hindi", "hindi-two-words", "thai", "chinese", "chinese-two-words", "japanese"])
+def test_a_word_with_combining_marks_or_in_a_run_of_cjk_letters_is_found_and_highlighted(
         context, words_site: Served, query: str, expected: str, marked: list[str]) -> None:
+    """A word with marks is marked whole; a word of Chinese or Japanese, inside the run of letters
+    it is written in, is marked where the query's pairs of letters are."""
     assert [r.id for r in Catalog.open(words_site.root).search(query)] == [expected]    # as `skillsite search`
     page = context.new_page()
     shown, marks = _typed(page, words_site, query, [expected], marked)
