@@ -242,11 +242,11 @@ def assert_lunr_js_finds_as_lunr_py(site: Path, queries: list[str], found: list[
             query
 
 
-def assert_pages_find_and_mark(site: Path, layout: str, cases: list[tuple[str, str, str]]) -> None:
+def assert_pages_find_and_mark(site: Path, layout: str, cases: list[tuple[str, str, str]]) -> list[list[Any]]:
     """Each ``(query, id, word)`` of ``cases`` finds that one skill, and only it, through the
     loader and the page's search of ``site`` (``layout`` "whole": lunr's ranking and the plain-text
     match, through tests/js/browser_search.js; "sharded": the shards', through
-    tests/js/shard_search.js), whose first page marks ``word`` in it."""
+    tests/js/shard_search.js), whose first page marks ``word`` in it.  The pages' hits, per query."""
     from skillsite.loader import Catalog
 
     queries = [query for query, _, _ in cases]
@@ -262,6 +262,7 @@ def assert_pages_find_and_mark(site: Path, layout: str, cases: list[tuple[str, s
         assert [[h["id"] for h in per_query] for per_query in hits] == [[found] for _, found, _ in cases]
     for per_query, (query, _, marked) in zip(pages[0], cases):
         assert marked in per_query[0]["marks"], (query, per_query[0]["marks"])
+    return pages
 
 
 def whole_and_sharded(tmp: Path, descriptions: dict[str, str]) -> dict[str, Path]:

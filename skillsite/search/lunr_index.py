@@ -22,8 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from skillsite.search.bm25 import build_search_section
 from skillsite.search.stemmer import stem
-from skillsite.search.terms import (SEARCH_FIELDS, STOP_WORDS, folded, known_only, mark_class, search_fields,
-                                    symbol_runs, words)
+from skillsite.search.terms import (SEARCH_FIELDS, STOP_WORDS, folded, is_term, known_only, mark_class,
+                                    search_fields, symbol_runs, words)
 
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
@@ -103,10 +103,10 @@ def _word_and_parts(match: re.Match[str]) -> str:
 
 def word_parts(word: str) -> list[str]:
     """The words of terms.tokenize in ``word`` (terms.words: runs of letters and digits with
-    their marks; one letter and stop words left out), unless that is the trimmed word alone:
+    their marks; those terms.is_term keeps), unless that is the trimmed word alone:
     lunr's term of "l'été", "rock'n'roll" or "emoji🎉party" is the whole word, so a query "été",
     "roll" or "party" would find no term, where `skillsite search` finds the skill."""
-    parts = [part for part in words(word) if len(part) > 1 and part not in STOP_WORDS]
+    parts = [part for part in words(word) if is_term(part)]
     return [] if len(parts) == 1 and parts[0] == trim_word(word) else parts
 
 

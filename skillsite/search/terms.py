@@ -63,7 +63,8 @@ def _marked_word() -> re.Pattern[str]:
 #: The letters of the scripts written without spaces between words, as Lucene's CJK bigram filter
 #: reads them: Han ideographs (with their compatibility forms and those of planes 2 and 3),
 #: Hiragana, Katakana (with its half-width forms) and Hangul syllables.
-CJK_LETTERS = ("\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"  # kana, not their marks
+CJK_LETTERS = ("\u3005-\u3007\u3021-\u3029\u3038-\u303b"  # Han's iteration marks (々) and numbers (〇)
+               "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"  # kana, not their marks
                "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # Han
                "\uac00-\ud7a3\uff66-\uff9f")  # Hangul syllables, half-width Katakana
 _CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
@@ -76,6 +77,12 @@ def words(text: str) -> list[str]:
         return _WORD.findall(text)
     found = _marked_word().findall(text.replace("_", " "))
     return [piece for word in found for piece in cjk_pairs(word)] if _CJK_RUN.search(text) else found
+
+
+def is_term(word: str) -> bool:
+    """Whether a word of :func:`words` is a search term: no stop word, and two letters or more, or
+    a CJK letter alone, which is a word in Chinese ("表", "Python库"): one Latin letter is none."""
+    return (len(word) > 1 or (not word.isascii() and _CJK_RUN.match(word) is not None)) and word not in STOP_WORDS
 
 
 def cjk_pairs(word: str) -> list[str]:
@@ -137,12 +144,12 @@ def folded(text: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Search terms of a text: its words (:func:`words`: letter/digit runs with their combining
-    marks), lower-cased and composed (:func:`folded`; hyphens and punctuation split), minus stop
-    words and one-character words, each stemmed with :func:`stem`; then its runs of symbols
+    marks), lower-cased and composed (:func:`folded`; hyphens and punctuation split), those
+    :func:`is_term` keeps, each stemmed with :func:`stem`; then its runs of symbols
     (:func:`symbol_runs`: a tag "🚀" is a term too).  A character newer than Unicode 13.0 parts
     words as a space does (:func:`known_only`)."""
     lowered = folded(known_only(text))
-    terms = [stem(w) for w in words(lowered) if len(w) > 1 and w not in STOP_WORDS]
+    terms = [stem(w) for w in words(lowered) if is_term(w)]
     return terms + symbol_runs(lowered) if not lowered.isascii() else terms
 
 

@@ -163,7 +163,7 @@
     tokens.forEach(function (token, at) {
       // "*" is lunr's wildcard, never part of a term; inside a word it cuts it, as in the CLI ("docx*pdf")
       var trimmed = trim(token) || symbolRuns(token).join(""), word = trimmed.replace(/\*/g, "");
-      var runs = termWords(trimmed).filter(function (run) { return longerThanOne(run) && keep(run); });
+      var runs = termWords(trimmed).filter(function (run) { return longEnough(run) && keep(run); });
       if (!runs.length && !symbolRuns(word).length || !keep(word)) return;
       var s = stem(word);
       if (seen[s]) return;
@@ -297,13 +297,6 @@
     return new RegExp(alternatives.join("|"), WORD_START.flags);
   }
 
-  function isCjkStart(text) {
-    if (!CJK_RUN) return false;
-    CJK_RUN.lastIndex = 0;
-    var run = CJK_RUN.exec(text);
-    return run !== null && run.index === 0;
-  }
-
   function isSymbolRun(text) {
     var runs = symbolRuns(text);
     return runs.length === 1 && runs[0] === text;
@@ -348,14 +341,14 @@
     };
     var re = /[^\s\-]+/g, m, part;
     while ((m = re.exec(text)) !== null) {
-      var found = [], core = trim(m[0]), at = m.index + m[0].indexOf(core);
-      if (core && matches(core)) {
+      var found = [], core = trim(m[0]), at = m.index + m[0].indexOf(core), cjk = hasCjk(core);
+      if (core && !cjk && matches(core)) {
         found.push([at, at + core.length]);
-      } else if (core && (PUNCTUATION.test(core) || NON_ASCII.test(core))) {   // "l'été": its parts, as the query's
+      } else if (core && (cjk || PUNCTUATION.test(core) || NON_ASCII.test(core))) {   // "l'été": its parts, as queried
         WORD_PART.lastIndex = 0;
         while ((part = WORD_PART.exec(core)) !== null) {
-          if (matches(part[0])) found.push([at + part.index, at + part.index + part[0].length]);
-          else found.push.apply(found, cjkMarks(part[0], at + part.index, matches));
+          if (hasCjk(part[0])) cjkMarks(part[0], at + part.index, matches).forEach(function (r) { found.push(r); });
+          else if (matches(part[0])) found.push([at + part.index, at + part.index + part[0].length]);
         }
       }
       if (SYMBOLS && NON_ASCII.test(m[0])) found = withSymbols(found, m[0], m.index, matches);
@@ -364,20 +357,33 @@
     return ranges;
   }
 
-  /* The ranges of ``word`` (at ``offset`` of a text) that its CJK pairs ``matches`` accepts
-     cover, overlapping ones joined: "数据分析" of "用于数据分析" for the terms "数据", "据分", "分析". */
+  /* The ranges of ``word`` (at ``offset`` of a text, holding CJK letters) that ``matches``
+     accepts, as cjkPairs cuts it: the pairs of its runs of CJK letters, overlapping ones joined
+     ("数据分析" of "用于数据分析" for the terms "数据", "据分", "分析"; not the whole run, which begins
+     with "用于"), and the words between runs. */
   function cjkMarks(word, offset, matches) {
-    var ranges = [], run;
-    if (!CJK_RUN) return ranges;
+    var ranges = [], at = 0, run;
+    var add = function (start, end, text) {
+      if (!matches(text)) return;
+      var last = ranges[ranges.length - 1];
+      if (last && start < last[1]) last[1] = end;
+      else ranges.push([start, end]);
+    };
+    var between = function (from, to) {
+      var piece, words = new RegExp(TERM_WORD.source, TERM_WORD.flags), text = word.slice(from, to);
+      while ((piece = words.exec(text)) !== null) {
+        add(offset + from + piece.index, offset + from + piece.index + piece[0].length, piece[0]);
+      }
+    };
     CJK_RUN.lastIndex = 0;
     while ((run = CJK_RUN.exec(word)) !== null) {
-      pairsOf(run[0], offset + run.index).forEach(function (pair) {
-        if (!matches(pair.text)) return;
-        var last = ranges[ranges.length - 1];
-        if (last && pair.start < last[1]) last[1] = pair.end;
-        else ranges.push([pair.start, pair.end]);
-      });
+      var end = run.index + run[0].length;
+      between(at, run.index);
+      pairsOf(run[0], offset + run.index).forEach(function (pair) { add(pair.start, pair.end, pair.text); });
+      at = end;
+      CJK_RUN.lastIndex = end;   // where this loop goes on, whatever ``matches`` searched meanwhile
     }
+    between(at, word.length);
     return ranges;
   }
 
@@ -470,19 +476,26 @@
 
   /* terms.CJK_LETTERS: the letters of the scripts written without spaces between words (Han,
      Hiragana, Katakana, Hangul), in runs; none where the browser has no Unicode expressions. */
-  var CJK_RUN = null;
+  var CJK_RUN = null, CJK_ANY = null, CJK_START = null;
   try {
-    CJK_RUN = new RegExp("[\\u3041-\\u3096\\u309d-\\u309f\\u30a1-\\u30fa\\u30fc-\\u30ff\\u31f0-\\u31ff" +
+    CJK_RUN = new RegExp("[\\u3005-\\u3007\\u3021-\\u3029\\u3038-\\u303b" +
+                         "\\u3041-\\u3096\\u309d-\\u309f\\u30a1-\\u30fa\\u30fc-\\u30ff\\u31f0-\\u31ff" +
                          "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u{20000}-\\u{3134f}" +
                          "\\uac00-\\ud7a3\\uff66-\\uff9f]+", "gu");
+    CJK_ANY = new RegExp(CJK_RUN.source, "u");
+    CJK_START = new RegExp("^" + CJK_RUN.source, "u");
   } catch (e) { /* no pairs */ }
+
+  /* Whether ``text`` begins with a CJK letter; whether it holds one. */
+  function isCjkStart(text) { return CJK_START !== null && CJK_START.test(text); }
+  function hasCjk(text) { return CJK_ANY !== null && CJK_ANY.test(text); }
 
   /* terms.words: the words of a (folded) text, each run of CJK letters in them cut into pairs. */
   function termWords(text) {
     var found = String(text).match(TERM_WORD) || [];
     if (!CJK_RUN || !NON_ASCII.test(text)) return found;
     var out = [];
-    found.forEach(function (w) { out.push.apply(out, cjkPairs(w)); });
+    found.forEach(function (w) { cjkPairs(w).forEach(function (piece) { out.push(piece); }); });
     return out;
   }
 
@@ -493,7 +506,7 @@
     var pieces = [], at = 0, run;
     CJK_RUN.lastIndex = 0;
     while ((run = CJK_RUN.exec(word)) !== null) {
-      pieces.push.apply(pieces, word.slice(at, run.index).match(TERM_WORD) || []);
+      (word.slice(at, run.index).match(TERM_WORD) || []).forEach(function (piece) { pieces.push(piece); });
       pairsOf(run[0], run.index).forEach(function (pair) { pieces.push(pair.text); });
       at = run.index + run[0].length;
     }
@@ -516,9 +529,11 @@
     return (SYMBOLS && String(text).match(SYMBOLS)) || [];
   }
 
-  /* More than one character, counted in code points as Python counts them. */
-  function longerThanOne(w) {
-    return w.length > 2 || (w.length === 2 && !(w.charCodeAt(0) >= 0xD800 && w.charCodeAt(0) < 0xDC00));
+  /* terms.is_term but for stop words: more than one character, counted in code points as Python
+     counts them, or one CJK letter alone (a word in Chinese: "表", "Python库"). */
+  function longEnough(w) {
+    return w.length > 2 || (w.length === 2 && !(w.charCodeAt(0) >= 0xD800 && w.charCodeAt(0) < 0xDC00)) ||
+      isCjkStart(w);
   }
 
   /* skillsite.search.terms.tokenize: runs of letters and digits, lower-cased and composed
@@ -527,7 +542,7 @@
   function tokenize(lunr, text) {
     var stem = stems(lunr), lowered = folded(text);
     var words = termWords(lowered);
-    return words.filter(function (w) { return longerThanOne(w) && lunr.stopWordFilter(w) !== undefined; }).map(stem)
+    return words.filter(function (w) { return longEnough(w) && lunr.stopWordFilter(w) !== undefined; }).map(stem)
       .concat(symbolRuns(lowered));
   }
 

@@ -21,12 +21,14 @@ SKILLS = {
     "lang/japanese": "データベースの移行を自動化します。",
     "lang/korean": "데이터베이스 백업을 관리합니다.",
     "lang/rare": "处理𠀀𠀁文字。",
+    "lang/mixed": "Documents a Python库 for 人々.",
     "lang/english": "Translates plain English.",
 }
 #: (query, the skill it finds, what the page marks in its description)
 QUERIES = [("数据", "lang/chinese", "数据"), ("图表", "lang/chinese", "图表"), ("数据分析", "lang/chinese", "数据分析"),
            ("移行", "lang/japanese", "移行"), ("自動化", "lang/japanese", "自動化"), ("백업을", "lang/korean", "백업을"),
-           ("𠀀𠀁", "lang/rare", "𠀀𠀁")]
+           ("𠀀𠀁", "lang/rare", "𠀀𠀁"), ("用于", "lang/chinese", "用于"), ("用于 ", "lang/chinese", "用于"),
+           ("库", "lang/mixed", "库"), ("人々", "lang/mixed", "人々")]
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,8 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def test_a_run_of_cjk_letters_is_searched_as_its_pairs() -> None:
     assert tokenize("用于数据分析") == ["用于", "于数", "数据", "据分", "分析"]
-    assert tokenize("Python数据 表 SQL") == ["python", "数据", "sql"]   # one letter alone is no term
+    assert tokenize("Python数据 表 SQL x") == ["python", "数据", "表", "sql"]   # a CJK letter alone is a word
+    assert tokenize("人々と様々") == ["人々", "々と", "と様", "様々"]   # an iteration mark is a letter
     assert tokenize("データを") == ["デー", "ータ", "タを"]
 
 
@@ -57,11 +60,14 @@ def test_the_page_cuts_cjk_text_as_python() -> None:
 def test_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
     """The index's terms, as lunr itself searches them: a pair, or a word between spaces (Korean's);
     a longer run is no term of its own, and the page searches its pairs (the test below)."""
-    terms = [(query, found) for query, found, _ in QUERIES if len(query) == 2 or query == "백업을"]
-    assert len(terms) == 5
+    terms = [(query, found) for query, found, _ in QUERIES if len(query) <= 2 or query == "백업을"]
+    assert len(terms) == 8
     assert_lunr_js_finds_as_lunr_py(sites["whole"], [q for q, _ in terms], [found for _, found in terms])
 
 
 @pytest.mark.parametrize("layout", ["whole", "sharded"])
 def test_the_page_finds_and_marks_the_word_as_the_loader(sites: dict[str, Path], layout: str) -> None:
-    assert_pages_find_and_mark(sites[layout], layout, QUERIES)
+    """Only the word is marked, not the rest of its run, even when the run begins with it."""
+    pages = assert_pages_find_and_mark(sites[layout], layout, QUERIES)
+    for hits in pages:
+        assert [per_query[0]["marks"] for per_query in hits] == [[marked] for _, _, marked in QUERIES]

@@ -69,6 +69,16 @@ def test_words_fire_whole_stemmed_and_case_blind_patterns_only_on_the_message_he
     assert fired_triggers(triggers, "x" * 4000 + " canary") == ["Canary"]      # words are read in full
 
 
+def test_chinese_and_japanese_triggers_fire_on_their_words_inside_a_sentence() -> None:
+    """Written without spaces, a trigger's words are its pairs of letters (terms.cjk_pairs), and a
+    CJK letter alone is a word: "Python库" needs the library, not Python alone."""
+    triggers = {"phrases": ["数据分析"], "keywords": ["Python库", "人々"], "verbs": [], "patterns": []}
+    assert fired_triggers(triggers, "帮我做数据分析") == ["数据分析"]
+    assert fired_triggers(triggers, "write a Python script") == []
+    assert fired_triggers(triggers, "推荐一个Python库") == ["Python库"]
+    assert fired_triggers(triggers, "多くの人々が使う") == ["人々"]
+
+
 def test_a_crafted_message_against_a_refused_pattern_in_a_tampered_manifest_is_not_matched() -> None:
     triggers = {"phrases": [], "keywords": [], "verbs": [], "patterns": ["(a+)+$"]}
     assert fired_triggers(triggers, "a" * 3000 + "!") == []   # refused, so never run
