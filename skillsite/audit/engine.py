@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
@@ -26,7 +29,7 @@ from skillsite.audit.hit import Hit
 from skillsite.audit.magic import content_kind, looks_binary
 from skillsite.audit.model import RANK, Finding, demote
 from skillsite.audit.rules import CHECKS, PATTERNS, RULES
-from skillsite.audit.text import Document, make_document
+from skillsite.audit.text import Document, is_skill_md, make_document
 from skillsite.source.frontmatter import parse_frontmatter_text
 
 #: The rules that are patterns, and the checks that are not, by what they look at.
@@ -207,11 +210,40 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
         return
     if known_binary(raw):
         return
+    if not is_skill_md(file.path):
+        yield from _text_findings(file.path, raw)
+        return
     doc = make_document(file.path, decode(without_nul(raw)))
-    frontmatter = _read_frontmatter(doc) if doc.kind == "skill" else None  # read once, for both
+    frontmatter = _read_frontmatter(doc)  # read once, for both
     yield from _document_findings(doc, file.path, _text_hits(doc, folder.name, frontmatter))
     if frontmatter is not None:
         yield from _decoded_findings(file.path, frontmatter, folder.name)
+
+
+#: How many bundled text files' findings a process keeps (:func:`_text_findings`), the last used.
+KNOWN_TEXTS = 4096
+_known_texts: OrderedDict[tuple[str, bytes], tuple[Finding, ...]] = OrderedDict()
+_known_texts_lock = threading.Lock()
+
+
+def _text_findings(path: str, raw: bytes) -> tuple[Finding, ...]:
+    """The findings of a bundled text file (not SKILL.md) at ``path`` holding ``raw``: they depend
+    on those alone (a folder's name counts for its SKILL.md only), so a process audits such a
+    file once however many skills hold it: the copies of a skill in a directory, and the past
+    releases of a skill, whose files are mostly the same."""
+    key = (path, hashlib.sha256(raw).digest())
+    with _known_texts_lock:
+        found = _known_texts.get(key)
+        if found is not None:
+            _known_texts.move_to_end(key)
+            return found
+    doc = make_document(path, decode(without_nul(raw)))
+    found = tuple(_document_findings(doc, path, _text_hits(doc, "")))
+    with _known_texts_lock:
+        _known_texts[key] = found
+        if len(_known_texts) > KNOWN_TEXTS:
+            _known_texts.popitem(last=False)
+    return found
 
 
 def known_binary(data: bytes) -> bool:

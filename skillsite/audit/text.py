@@ -256,10 +256,15 @@ def white_space_start(text: str, line_start: int) -> int:
     return 0 if at == 0 else text.index("\n", at) + 1
 
 
+def is_skill_md(path: str) -> bool:
+    """Whether a file at ``path`` of a skill folder is its SKILL.md (for the rules: in any case)."""
+    return path == "SKILL.md" or path.lower() == "skill.md"
+
+
 def kind_of(path: str, text: str) -> str:
     """What a file is for the rules: SKILL.md, other Markdown, code (by suffix or shebang) or text."""
     name = path.rsplit("/", 1)[-1]
-    if path == "SKILL.md" or path.lower() == "skill.md":
+    if is_skill_md(path):
         return "skill"
     lower = name.lower()
     suffix = lower[lower.rfind("."):] if "." in lower else ""
