@@ -355,7 +355,7 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
     (the skills needing it now are left out with it), and a past release is not left out."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
     catalog = CatalogReleases(skills, groups, versions_of)
-    versions = VersionPublishing(staging, plan.config, cache, reserved, catalog, audits).publish(
+    versions = VersionPublishing(staging, plan.config, cache, reserved, catalog, audits, plan.jobs).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker
     pin_versions(publication.entries, versions, cache.resident)

@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
@@ -42,6 +43,7 @@ from skillsite.source.git_history import ObjectReader, GitError
 from skillsite.source.parse import decode_skill_md, split_frontmatter
 from skillsite.source.discover import SKILL_FILES
 from skillsite.source.releases import Release, SkillReleases
+from skillsite.workers import parallel_map
 
 #: A past release's bundled file bigger than this is not published (it is read whole from git).
 MAX_RELEASE_FILE_BYTES = 256 << 20
@@ -74,6 +76,16 @@ def versions_url(skill_id: str) -> str:
 def release_url(skill_id: str, version: str) -> str:
     """Site-relative URL of one release's folder."""
     return f"{skill_dir_url(skill_id)}{VERSIONS_FOLDER}/{version}/"
+
+
+@dataclass(frozen=True)
+class PublishedRelease:
+    """One release of a skill, its files published: their records, its dependencies and its digest."""
+
+    release: Release
+    files: list[dict[str, Any]]
+    needs: list[dict[str, Any]]
+    digest: str
 
 
 @dataclass(frozen=True)
@@ -110,58 +122,79 @@ class VersionPublishing:
     """Publishes the releases of the versioned skills into the staging folder."""
 
     def __init__(self, staging: Staging, config: SiteConfig, cache: Cache, reserved: frozenset[str],
-                 catalog: CatalogReleases = CatalogReleases(), audits: Mapping[str, Sequence[dict[str, Any]]] = {}):
+                 catalog: CatalogReleases = CatalogReleases(), audits: Mapping[str, Sequence[dict[str, Any]]] = {},
+                 jobs: int = 1):
         self.staging, self.config, self.cache, self.reserved = staging, config, cache, reserved
         self.catalog = catalog
         self.audits = audits   # each skill's own findings (its current files), by id
+        self.jobs = jobs       # processes the past releases' audits run on
         self.readers: dict[str, ObjectReader] = {}
         self.entries: dict[str, ManifestEntry] = {}   # every skill's, by id (for sub-skills' names)
 
     def publish(self, skills: Sequence[Skill], entries: Sequence[ManifestEntry],
                 history: dict[str, SkillReleases]) -> dict[str, PublishedVersions]:
-        """Every versioned skill's releases and ``versions.json``, by skill id."""
+        """Every versioned skill's releases and ``versions.json``, by skill id: every release's
+        files first, then the past releases' audits the cache lacks, on every core."""
         self.entries = {entry.id: entry for entry in entries} if history else {}
         try:
-            return {skill.id: self._skill(skill, entry, history[skill.id])
-                    for skill, entry in zip(skills, entries) if skill.id in history}
+            published = {skill.id: self._releases(skill, entry, history[skill.id])
+                         for skill, entry in zip(skills, entries) if skill.id in history}
         finally:
             for reader in self.readers.values():
                 reader.close()
+        past = self._past_audits(published)
+        return {skill.id: self._versions_file(skill, history[skill.id], published[skill.id], past)
+                for skill in skills if skill.id in history}
 
-    def _skill(self, skill: Skill, entry: ManifestEntry, releases: SkillReleases) -> PublishedVersions:
-        records, past_findings = {}, {}
+    def _releases(self, skill: Skill, entry: ManifestEntry, releases: SkillReleases) -> list[PublishedRelease]:
+        """Each release of a skill, its files published."""
+        published = []
         for release in releases.releases:
             if release.files is None:
                 files = self._current(skill, entry, release.version)
                 needs = [d.to_json() for d in entry.dependencies]
-                raw = self.audits.get(skill.id, [])
             else:
                 files, main_blob = self._past(skill, entry, release, releases.top or "")
                 needs = self._past_dependencies(releases.top or "", main_blob)
-            release_sha = release_digest((f["path"], f["sha256"]) for f in files)
-            if release.files is not None:
-                raw = self._past_audit(skill.id, release.version, release_sha, [f["path"] for f in files])
+            published.append(PublishedRelease(release, files, needs,
+                                              release_digest((f["path"], f["sha256"]) for f in files)))
+        return published
+
+    def _past_audits(self, published: Mapping[str, Sequence[PublishedRelease]]
+                     ) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """The findings of every past release's files as published, by (skill id, version): from
+        the cache (they depend on its files alone, which its digest names), else audited now."""
+        keys = {(skill_id, r.release.version): digest("release audit", skill_id, r.digest)
+                for skill_id, releases in published.items() for r in releases if r.release.files is not None}
+        found = {at: self.cache.get(Section.AUDIT, key) for at, key in keys.items()}
+        missing = [at for at, raw in found.items() if raw is None]
+        paths = {(skill_id, r.release.version): [f["path"] for f in r.files]
+                 for skill_id, releases in published.items() for r in releases}
+        tasks = [(str(self.staging.current(f"skills/{skill_id}/{VERSIONS_FOLDER}/{version}")), paths[skill_id, version])
+                 for skill_id, version in missing]
+        for at, raw in zip(missing, parallel_map(_audit_release, None, tasks, self.jobs)):
+            self.cache.put(Section.AUDIT, keys[at], raw)
+            found[at] = raw
+        return {at: raw for at, raw in found.items() if raw is not None}
+
+    def _versions_file(self, skill: Skill, releases: SkillReleases, published: Sequence[PublishedRelease],
+                       past: Mapping[tuple[str, str], list[dict[str, Any]]]) -> PublishedVersions:
+        """A skill's ``versions.json``, each release rated by its findings, ``audit.ignore`` applied."""
+        records, past_findings = {}, {}
+        for r in published:
+            version = r.release.version
+            raw = self.audits.get(skill.id, []) if r.release.files is None else past[skill.id, version]
             findings = suppressed(skill.id, skill.source.display_path, raw, self.config)
-            if release.files is not None:
-                past_findings[release.version] = findings
-            records[release.version] = {
-                "digest": release_sha, "url": release_url(skill.id, release.version), "commit": release.commit,
-                "date": release.date, "dependencies": needs, "files": files, "risk": risk_of(findings)}
+            if r.release.files is not None:
+                past_findings[version] = findings
+            records[version] = {
+                "digest": r.digest, "url": release_url(skill.id, version), "commit": r.release.commit,
+                "date": r.release.date, "dependencies": r.needs, "files": r.files, "risk": risk_of(findings)}
         document = {"latest": releases.current, "versions": releases.versions, "releases": records}
         data = indented_json(document)
         sha = hashlib.sha256(data).hexdigest()
         self.staging.write_keyed(f"skills/{skill.id}/{VERSIONS_FILE}", sha, lambda: data)
         return PublishedVersions(skill.id, document, sha, len(data), past_findings)
-
-    def _past_audit(self, skill_id: str, version: str, release_sha: str, paths: list[str]) -> list[dict[str, Any]]:
-        """The findings of a past release's files as published (from the cache: they depend on
-        its files alone, which its digest names)."""
-        key = digest("release audit", skill_id, release_sha)
-        raw = self.cache.get(Section.AUDIT, key)
-        if raw is None:
-            raw = audit_release(self.staging.current(f"skills/{skill_id}/{VERSIONS_FOLDER}/{version}"), paths)
-            self.cache.put(Section.AUDIT, key, raw)
-        return raw
 
     def _current(self, skill: Skill, entry: ManifestEntry, version: str) -> list[dict[str, Any]]:
         """The current release: the files published as the skill, a second time (hard links)."""
@@ -253,6 +286,12 @@ class VersionPublishing:
         self.staging.write(into + XML_FILE,
                            skill_content_xml(skill.name, skill.id, body, page_url, paths, subs, docs).encode("utf-8"),
                            key)
+
+
+def _audit_release(_: None, task: tuple[str, list[str]]) -> list[dict[str, Any]]:
+    """:func:`~skillsite.publish.audit_results.audit_release` of (folder, paths), in a worker."""
+    folder, paths = task
+    return audit_release(Path(folder), paths)
 
 
 def _declared(raw: bytes, profile: str) -> list[str]:

@@ -94,3 +94,22 @@ def test_a_release_no_audit_rated_passes_only_max_risk_high(tmp_path: Path) -> N
     repin_versions(site, "lib")
     with pytest.raises(CatalogFormatError, match="risk 'severe' is not one of"):
         Catalog.open(site, max_risk="high").load("lib", "1.0.0")
+
+
+def test_many_past_releases_are_audited_on_every_core_as_on_one(tmp_path: Path) -> None:
+    """Past releases the cache has no findings for are audited by worker processes (when enough of
+    them wait); each is rated as one process rates it, in the same versions.json."""
+    src = tmp_path / "src"
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a", "-C", str(src)]
+    subprocess.run(["git", "init", "-q", str(src)], check=True)
+    for minor in range(18):
+        _helper(src, f"1.{minor}.0", BAD if minor % 3 == 0 else f"Run `make setup-{minor}`.\n")
+        subprocess.run(git + ["add", "."], check=True)
+        subprocess.run(git + ["commit", "-qm", str(minor)], check=True)
+    sites = {jobs: tmp_path / f"site-{jobs}" for jobs in (1, 2)}
+    for jobs, site in sites.items():
+        assert build([src], site, jobs=jobs, cache_dir=tmp_path / f"cache-{jobs}").ok
+    files = [(site / "skills/helper/versions.json").read_bytes() for site in sites.values()]
+    assert files[0] == files[1]
+    releases = json.loads(files[0])["releases"]
+    assert [r["risk"] for r in releases.values()] == ["high" if m % 3 == 0 else "none" for m in range(18)]
