@@ -288,11 +288,18 @@
 
   /* What the plain-text match looks for: a word's start (WORD_START: "ready" is not in
      "already"), a run of symbols anywhere ("🚀" of "ready🚀" is a term of its own, as tokenize cuts
-     it), and so a pair of CJK letters (each letter of a run begins one). */
+     it), and so a pair of CJK letters (each letter of a run begins one); a CJK letter alone, where
+     no other stands before or after it ("库" of "Python库", not of "库存"). */
   function startsPattern(starts) {
-    var anywhere = function (s) { return isSymbolRun(s) || isCjkStart(s); };
-    var symbols = starts.filter(anywhere), words = starts.filter(function (s) { return !anywhere(s); });
+    var lone = function (s) { return WORD_START.flags === "u" && isCjkStart(s) && codePoints(s) === 1; };
+    var anywhere = function (s) { return isSymbolRun(s) || (isCjkStart(s) && !lone(s)); };
+    var symbols = starts.filter(anywhere), letters = starts.filter(lone);
+    var words = starts.filter(function (s) { return !anywhere(s) && !lone(s); });
     var alternatives = symbols.map(escapeRegExp);
+    if (letters.length) {   // a CJK letter that is a run of its own, whatever is around it
+      alternatives.push("(?:^|[^" + CJK_LETTERS + "])(?:" + letters.map(escapeRegExp).join("|") + ")(?![" +
+                        CJK_LETTERS + "])");
+    }
     if (words.length) alternatives.unshift(WORD_START.before + "(?:" + words.map(escapeRegExp).join("|") + ")");
     return new RegExp(alternatives.join("|"), WORD_START.flags);
   }
@@ -476,14 +483,15 @@
 
   /* terms.CJK_LETTERS: the letters of the scripts written without spaces between words (Han,
      Hiragana, Katakana, Hangul), in runs; none where the browser has no Unicode expressions. */
+  var CJK_LETTERS = "\\u3005-\\u3007\\u3021-\\u3029\\u3038-\\u303b" +
+                    "\\u3041-\\u3096\\u309d-\\u309f\\u30a1-\\u30fa\\u30fc-\\u30ff\\u31f0-\\u31ff" +
+                    "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u{20000}-\\u{3134f}" +
+                    "\\uac00-\\ud7a3\\uff66-\\uff9f";
   var CJK_RUN = null, CJK_ANY = null, CJK_START = null;
   try {
-    CJK_RUN = new RegExp("[\\u3005-\\u3007\\u3021-\\u3029\\u3038-\\u303b" +
-                         "\\u3041-\\u3096\\u309d-\\u309f\\u30a1-\\u30fa\\u30fc-\\u30ff\\u31f0-\\u31ff" +
-                         "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u{20000}-\\u{3134f}" +
-                         "\\uac00-\\ud7a3\\uff66-\\uff9f]+", "gu");
-    CJK_ANY = new RegExp(CJK_RUN.source, "u");
-    CJK_START = new RegExp("^" + CJK_RUN.source, "u");
+    CJK_RUN = new RegExp("[" + CJK_LETTERS + "]+", "gu");
+    CJK_ANY = new RegExp("[" + CJK_LETTERS + "]", "u");
+    CJK_START = new RegExp("^[" + CJK_LETTERS + "]", "u");
   } catch (e) { /* no pairs */ }
 
   /* Whether ``text`` begins with a CJK letter; whether it holds one. */

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from skillsite.loader import Catalog
 from skillsite.search.terms import known_only, tokenize
 from support import assert_lunr_js_finds_as_lunr_py, assert_pages_find_and_mark, run_node, whole_and_sharded
 
@@ -71,3 +72,15 @@ def test_the_page_finds_and_marks_the_word_as_the_loader(sites: dict[str, Path],
     pages = assert_pages_find_and_mark(sites[layout], layout, QUERIES)
     for hits in pages:
         assert [per_query[0]["marks"] for per_query in hits] == [[marked] for _, _, marked in QUERIES]
+
+
+def test_a_letter_alone_finds_what_the_loader_finds_on_every_page(sites: dict[str, Path]) -> None:
+    """"表" is a term only where it stands alone: the plain-text match does not find it inside
+    "图表" (a pair is looked for anywhere in a run, a letter alone is not)."""
+    queries = ["表 ", "库 "]
+    loader = [[r.id for r in Catalog.open(sites["whole"]).search(q)] for q in queries]
+    assert loader == [[], ["lang/mixed"]]
+    out = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(sites["whole"]), "-", stdin=queries)
+    sharded = run_node(str(REPO / "tests" / "js" / "shard_search.js"), str(sites["sharded"]), "-", stdin=queries)
+    for hits in (out["lunr"], out["text"], sharded["hits"]):
+        assert [[h["id"] for h in per_query] for per_query in hits] == loader
