@@ -164,14 +164,13 @@ class VersionPublishing:
                      ) -> dict[tuple[str, str], list[dict[str, Any]]]:
         """The findings of every past release's files as published, by (skill id, version): from
         the cache (they depend on its files alone, which its digest names), else audited now."""
-        keys = {(skill_id, r.release.version): digest("release audit", skill_id, r.digest)
+        past = {(skill_id, r.release.version): r
                 for skill_id, releases in published.items() for r in releases if r.release.files is not None}
+        keys = {at: digest("release audit", at[0], r.digest) for at, r in past.items()}
         found = {at: self.cache.get(Section.AUDIT, key) for at, key in keys.items()}
         missing = [at for at, raw in found.items() if raw is None]
-        paths = {(skill_id, r.release.version): [f["path"] for f in r.files]
-                 for skill_id, releases in published.items() for r in releases}
-        tasks = [(str(self.staging.current(f"skills/{skill_id}/{VERSIONS_FOLDER}/{version}")), paths[skill_id, version])
-                 for skill_id, version in missing]
+        tasks = [(str(self.staging.current(f"skills/{skill_id}/{VERSIONS_FOLDER}/{version}")),
+                  [f["path"] for f in past[skill_id, version].files]) for skill_id, version in missing]
         for at, raw in zip(missing, parallel_map(_audit_release, None, tasks, self.jobs)):
             self.cache.put(Section.AUDIT, keys[at], raw)
             found[at] = raw
