@@ -226,6 +226,17 @@ def run_node(*args: str, stdin: object) -> object:
     return json.loads(done.stdout)
 
 
+def page_tokenize(texts: list[str]) -> object:
+    """The terms ranking.js's tokenize makes of each of ``texts`` (with lunr.js's stemmer), in node."""
+    import json
+
+    ranking, lunr = REPO / "templates" / "static" / "ranking.js", REPO / "node_modules" / "lunr"
+    script = (f"const lunr = require({json.dumps(str(lunr))}), page = require({json.dumps(str(ranking))});"
+              "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify(input.map((t) => page.tokenize(lunr, t))));")
+    return run_node("-e", script, stdin=texts)
+
+
 def assert_lunr_js_finds_as_lunr_py(site: Path, queries: list[str], found: list[str]) -> None:
     """Real lunr.js and lunr.py, over the lunr index of ``site``, each find the one skill of
     ``found`` for the query at the same place of ``queries``."""

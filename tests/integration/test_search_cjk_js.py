@@ -5,18 +5,15 @@ it, on the loader, real lunr.js (as lunr.py), the page's lunr search, its plain-
 sharded page alike, and the page marks the word in the description."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from skillsite.loader import Catalog
 from skillsite.search.terms import known_only, tokenize
-from support import assert_lunr_js_finds_as_lunr_py, assert_pages_find_and_mark, run_node, whole_and_sharded
+from support import (REPO, assert_lunr_js_finds_as_lunr_py, assert_pages_find_and_mark, page_tokenize, run_node,
+                     whole_and_sharded)
 
-REPO = Path(__file__).resolve().parents[2]
-RANKING = REPO / "templates" / "static" / "ranking.js"
-LUNR = REPO / "node_modules" / "lunr"
 SKILLS = {
     "lang/chinese": "用于数据分析的工具，生成图表。",
     "lang/japanese": "データベースの移行を自動化します。",
@@ -52,10 +49,7 @@ def test_the_page_cuts_cjk_text_as_python() -> None:
              0xF900, 0xFAFF, 0x20000, 0x3134F, 0xAC00, 0xD7A3, 0xFF66, 0xFF9F]   # terms.CJK_LETTERS' ranges
     around = (f"a{chr(cp - 1)}{chr(cp)}{chr(cp + 1)}{chr(cp)}b" for cp in edges)
     texts += [text for text in around if known_only(text) == text]   # newer letters: no terms on any Python
-    script = (f"const lunr = require({json.dumps(str(LUNR))}), page = require({json.dumps(str(RANKING))});"
-              "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-              "process.stdout.write(JSON.stringify(input.map((t) => page.tokenize(lunr, t))));")
-    assert run_node("-e", script, stdin=texts) == [tokenize(t) for t in texts]
+    assert page_tokenize(texts) == [tokenize(t) for t in texts]
 
 
 def test_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
