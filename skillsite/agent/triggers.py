@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.regex_safety import WORK_PER_CHAR, compile_trigger, search_work, unsafe_reason, verdicts_kept
-from skillsite.search.terms import TRIGGER_WORD_KINDS, tokenize, trigger_words
+from skillsite.search.terms import TRIGGER_WORD_KINDS, is_cjk_letter, tokenize, trigger_words
 
 TRIGGER_KINDS = (*TRIGGER_WORD_KINDS, "patterns")
 MAX_PATTERN_CHARS = 200
@@ -160,10 +160,34 @@ def _terms(text: str) -> tuple[str, ...]:
 
 
 def _contains(words: Sequence[str], run: Sequence[str]) -> bool:
-    """Whether ``run`` occurs in ``words`` as consecutive items."""
+    """Whether ``run`` occurs in ``words`` as consecutive items, a CJK letter at either end of
+    ``run`` standing for the pair at the edge of a run of the message (:func:`_edge_fits`)."""
     width = len(run)
-    return width > 0 and any(words[i:i + width] == run for i in range(len(words) - width + 1)
-                             if words[i] == run[0])
+    if width == 0:
+        return False
+    first, last = run[0], run[-1]
+    if not (is_cjk_letter(first) or is_cjk_letter(last)):
+        return any(words[i:i + width] == run for i in range(len(words) - width + 1) if words[i] == first)
+    return any(_edge_fits(words[i:i + width], run) for i in range(len(words) - width + 1)
+               if first in words[i] and last in words[i + width - 1])  # each the term, or a pair holding it
+
+
+def _edge_fits(words: Sequence[str], run: Sequence[str]) -> bool:
+    """Whether ``words`` are ``run``, but for a CJK letter at either end of ``run``, which may be
+    the letter its side of a pair of the message's (:func:`~skillsite.search.terms.cjk_pairs`):
+    a trigger "Python库" is the terms ``python``, ``库``, while "一个Python库来处理" reads
+    ``python``, ``库来``: the library is there, the letter beginning the run after Python.  A
+    trigger of one CJK letter fires on any pair holding it, as a search of the message's text would."""
+    last = len(run) - 1
+    for at, (word, term) in enumerate(zip(words, run)):
+        if word == term:
+            continue
+        if not (is_cjk_letter(term) and (at == 0 or at == last) and len(word) == 2 and is_cjk_letter(word[0])):
+            return False
+        edges = word if last == 0 else word[1] if at == 0 else word[0]
+        if term not in edges:
+            return False
+    return True
 
 
 def fired_triggers(triggers: Mapping[str, Any], message: str, runnable: Runnable | None = None) -> list[str]:

@@ -85,6 +85,12 @@ def is_term(word: str) -> bool:
     return (len(word) > 1 or (not word.isascii() and _CJK_RUN.match(word) is not None)) and word not in STOP_WORDS
 
 
+def is_cjk_letter(word: str) -> bool:
+    """Whether ``word`` is one CJK letter (:data:`CJK_LETTERS`): a term of its own where it stands
+    alone (:func:`is_term`), the edge of a pair where its run goes on (:func:`cjk_pairs`)."""
+    return len(word) == 1 and _CJK_RUN.match(word) is not None
+
+
 def cjk_pairs(word: str) -> list[str]:
     """``word`` (one of :func:`words`) with each run of CJK letters (:data:`CJK_LETTERS`) cut into
     the pairs of letters that overlap in it ("数据分析": "数据", "据分", "分析"), a run of one letter

@@ -79,6 +79,19 @@ def test_chinese_and_japanese_triggers_fire_on_their_words_inside_a_sentence() -
     assert fired_triggers(triggers, "多くの人々が使う") == ["人々"]
 
 
+def test_a_cjk_letter_at_a_triggers_edge_fires_where_the_messages_run_goes_on() -> None:
+    """The message's run is cut into pairs: "Python库来处理" reads ``python``, ``库来``.  The
+    trigger's lone letter at its end is the first letter of the pair after the Latin word, at its
+    start the last letter of the pair before; a trigger of one letter fires on a pair holding it."""
+    triggers = {"phrases": [], "keywords": ["Python库", "用Git", "表"], "verbs": [], "patterns": []}
+    assert fired_triggers(triggers, "我需要一个Python库来处理数据") == ["Python库"]
+    assert fired_triggers(triggers, "我想用Git提交代码") == ["用Git"]
+    assert fired_triggers(triggers, "生成一张图表") == ["表"]
+    assert fired_triggers(triggers, "我需要一个Python脚本来处理库") == []     # 库 not after Python
+    assert fired_triggers(triggers, "用户Git提交") == []                      # 用 begins its run: not before Git
+    assert fired_triggers(triggers, "Python3 script, git diff") == []
+
+
 def test_a_crafted_message_against_a_refused_pattern_in_a_tampered_manifest_is_not_matched() -> None:
     triggers = {"phrases": [], "keywords": [], "verbs": [], "patterns": ["(a+)+$"]}
     assert fired_triggers(triggers, "a" * 3000 + "!") == []   # refused, so never run
