@@ -109,7 +109,7 @@ def make_folders(folder: Path) -> None:
     as the cause, not as the "File exists" (EEXIST) mkdir says: a file (ENOTDIR, "Not a
     directory"), a broken symbolic link (ENOENT) or a symbolic link loop (ELOOP)."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        _make_each(folder)
     except FileExistsError as exc:
         in_the_way = exc.filename or folder
         if dead_link(in_the_way) is not None:
@@ -122,6 +122,22 @@ def make_folders(folder: Path) -> None:
         if loop is None:
             raise
         raise _dead_link_error(loop) from None
+
+
+def _make_each(folder: Path) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)``, made one folder at a time from the deepest
+    that is there: pathlib's (and ``os.makedirs``) calls itself once per folder missing, and a path
+    of a thousand folders (a hostile catalog's file) ran past Python's recursion limit."""
+    missing: list[Path] = []
+    while not os.path.isdir(folder) and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            if not os.path.isdir(path):
+                raise
 
 
 def _first_loop(path: Path) -> Path | None:

@@ -84,6 +84,8 @@ def read_keys(texts: Iterable[str]) -> tuple[PublicKey, ...]:
     must not turn the check off."""
     keys = []
     for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"a trusted key is text (ed25519:<base64>), not {type(text).__name__} {text!r}")
         parts = [part for part in text.split(",") if part.strip()]
         if not parts:
             raise KeyFormatError(f"a trusted key is empty ({text!r}): give ed25519:<base64> (was its file missing?)")

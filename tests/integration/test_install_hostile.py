@@ -788,3 +788,53 @@ def test_a_dependency_whose_folder_differs_from_the_root_s_only_in_case_is_refus
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "would both be installed into" in result.output and "differ only in case" in result.output
     assert not (project / "skills").exists() and not (project / "skillsite-lock.json").exists()
+
+
+def _deep_tree(top: Path, levels: int) -> Path:
+    """``top/d/d/.../d`` (``levels`` folders), made one at a time: os.makedirs recurses per level."""
+    folder = top
+    for _ in range(levels):
+        folder = folder / "d"
+        folder.mkdir(parents=False, exist_ok=True)
+    return folder
+
+
+def _remove_deep_tree(top: Path, levels: int) -> None:
+    """Remove what :func:`_deep_tree` made and the file in it, deepest first (rmtree recurses per level)."""
+    for level in range(levels, 0, -1):
+        folder = top.joinpath(*["d"] * level)
+        for child in folder.iterdir() if folder.is_dir() else ():
+            child.unlink()
+        if folder.is_dir():
+            folder.rmdir()
+
+
+def test_a_file_a_thousand_folders_deep_installs_over_http(tmp_path: Path) -> None:
+    """A catalog's file path may hold 4,096 bytes: one 1,100 folders deep made install raise
+    RecursionError (pathlib's mkdir(parents=True) calls itself per folder), a traceback."""
+    import hashlib
+
+    from skillsite.agent.release_digest import release_digest
+    from skillsite.publish.build import build
+
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    (tmp_path / "src" / "deep" / "SKILL.md").write_text("---\nname: deep\ndescription: Nests a file deep.\n---\n# x\n")
+    site = tmp_path / "site"
+    assert build([tmp_path / "src"], site).ok
+    levels, body = 1_100, b"deep file\n"
+    rel = "/".join(["d"] * levels) + "/x.txt"
+    (_deep_tree(site / "skills" / "deep", levels) / "x.txt").write_bytes(body)
+    manifest = json.loads((site / "skills.json").read_text("utf-8"))
+    entry = manifest["skills"][0]
+    entry["files"] = [{"path": rel, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}]
+    entry["digest"] = release_digest([("SKILL.md", entry["sha256"]), (rel, entry["files"][0]["sha256"])])
+    (site / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")
+    server = CountingServer(site)
+    dest = tmp_path / "out" / "deep"
+    try:
+        Catalog.open(server.url, cache_dir=tmp_path / "cache").install("deep", dest)
+        assert (dest / rel).read_bytes() == body
+    finally:
+        server.stop()
+        _remove_deep_tree(site / "skills" / "deep", levels)
+        _remove_deep_tree(dest, levels)

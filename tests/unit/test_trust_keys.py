@@ -75,3 +75,10 @@ def test_the_signing_section_of_the_configuration() -> None:
     assert "unknown keys: key" in signing_problem({"key": "secret.pem"})
     assert "signing.expires" in signing_problem({"expires": "soon"})
     assert "must be a mapping" in signing_problem("30d")
+
+
+@pytest.mark.parametrize("texts", [[123], [b"ed25519:AAAA"], [None]])
+def test_a_key_that_is_not_text_is_a_type_error_not_an_attribute_error(texts: list) -> None:
+    """``trusted_keys=[123]`` raised AttributeError ('int' has no 'split') from inside the reader."""
+    with pytest.raises(TypeError, match="a trusted key is text"):
+        read_keys(texts)
