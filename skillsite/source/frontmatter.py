@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 from yaml.constructor import SafeConstructor
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
 from skillsite.diagnostics import Diagnostic, make
 
@@ -35,6 +35,9 @@ TEXT_KEYS = frozenset({"name", "description", "license", "compatibility", "versi
                        "allowed-tools"})
 TEXT_KEYS |= {"tags[]", "triggers[]", "examples[]", "triggers.keywords[]", "triggers.verbs[]",
               "triggers.patterns[]", "conflicts[]", "knowledge[]", "depends", "depends[]"}
+#: Keys whose value is one text that is often written in brackets, unquoted: Claude Code's docs write
+#: ``argument-hint: [message]``, a list in YAML.  A flow list or mapping there is kept as the text written.
+WRITTEN_TEXT_KEYS = frozenset({"argument-hint"})
 TEXT_PARENTS = frozenset({"metadata"})  # every scalar value directly under these keys is text
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -98,10 +101,13 @@ class FileLines:
 
 
 class BoundedBuilder:
-    """Constructs Python values from a composed YAML node tree, within bounds."""
+    """Constructs Python values from a composed YAML node tree, within bounds.  With ``text``, the
+    YAML the nodes were composed from, a flow list or mapping under :data:`WRITTEN_TEXT_KEYS` is
+    kept as the text written; without it, as YAML reads it."""
 
-    def __init__(self, path: str, line_offset: int, lines: FileLines | None = None):
+    def __init__(self, path: str, line_offset: int, lines: FileLines | None = None, text: str | None = None):
         self.path = path
+        self.text = text
         self.line_offset = line_offset
         self.lines = lines  # None: YAML's lines are the file's
         self.nodes = 0
@@ -137,6 +143,9 @@ class BoundedBuilder:
                                    *self._pos(node))
         if isinstance(node, ScalarNode):
             return self._scalar(node, key_path)
+        if self.text is not None and key_path in WRITTEN_TEXT_KEYS and isinstance(node, CollectionNode) \
+                and node.flow_style:
+            return self._as_written(node, key_path)
         if isinstance(node, SequenceNode):
             for index, child in enumerate(node.value):  # where each item is, for diagnostics about one
                 self.key_lines[f"{key_path}[{index}]"] = self._pos(child)
@@ -144,6 +153,16 @@ class BoundedBuilder:
         if isinstance(node, MappingNode):
             return self._mapping(node, key_path, depth)
         raise FrontmatterError("SK103", "unexpected YAML node", *self._pos(node))  # pragma: no cover
+
+    def _as_written(self, node: CollectionNode, key_path: str) -> str:
+        """The text of a flow collection as the file writes it (``[message]``), with a warning."""
+        assert self.text is not None
+        written = self.text[node.start_mark.index:node.end_mark.index]
+        self.chars += len(written)
+        kind = "a list" if isinstance(node, SequenceNode) else "a mapping"
+        self.diags.append(make("SK111", f"'{key_path}: {written}' is {kind} in YAML; kept as the text written, as "
+                                        "Claude Code shows it (quote it to silence this)", self.path, *self._pos(node)))
+        return written
 
     def _constructed(self, node: ScalarNode) -> tuple[Any, bool]:
         """The scalar's YAML value, and whether YAML could read it: a date such as 2020-13-45, or
@@ -251,6 +270,28 @@ def _quote_unquoted_colons(text: str) -> tuple[str, list[int]]:
     return "\n".join(fixed), lines
 
 
+#: A top-level line of a :data:`WRITTEN_TEXT_KEYS` key whose plain value starts with a bracket and
+#: goes on after it closes (``argument-hint: [pr-number] [priority]``, as Claude Code's docs write
+#: it): no YAML, but what the author wrote is the hint.
+_BRACKETED_LINE = re.compile(r"^((?:%s):[ \t]+)([\[{].*)$" % "|".join(sorted(WRITTEN_TEXT_KEYS)))
+
+
+def _quote_bracketed_texts(text: str) -> tuple[str, list[int]]:
+    """Quote the values of :data:`_BRACKETED_LINE` lines, and say which lines those were."""
+    fixed, lines = [], []
+    for number, line in enumerate(text.split("\n")):
+        body = line.rstrip("\r")
+        match = _BRACKETED_LINE.match(body)
+        if match is not None:
+            value, hash_mark, comment = match.group(2).partition(" #")  # a comment stays one
+            quoted = value.rstrip(" \t").replace("'", "''")
+            fixed.append(f"{match.group(1)}'{quoted}'{hash_mark}{comment}{line[len(body):]}")
+            lines.append(number)
+        else:
+            fixed.append(line)
+    return "\n".join(fixed), lines
+
+
 def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> FrontmatterError:
     """A YAML failure as a diagnostic, placed where the construct in trouble starts."""
     problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc).splitlines()[0]
@@ -282,15 +323,21 @@ def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | No
     try:
         return _compose(text), [], text
     except yaml.YAMLError as exc:
-        retried, fixed_lines = _quote_unquoted_colons(text)
-        if not fixed_lines:
+        quoted, bracketed = _quote_bracketed_texts(text)
+        retried, fixed_lines = _quote_unquoted_colons(quoted)
+        if not fixed_lines and not bracketed:
             raise _yaml_error(exc, line_offset, text) from None
         try:
             node = _compose(retried)
         except yaml.YAMLError:
             raise _yaml_error(exc, line_offset, text) from None
-    return node, [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to "
-                                "silence this)", path, number + 1 + line_offset, 1) for number in fixed_lines], retried
+    said = [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to silence this)",
+                 path, number + 1 + line_offset, 1) for number in fixed_lines]
+    written = text.split("\n")
+    said += [make("SK111", f"'{written[number].rstrip()}' is not valid YAML; kept as the text written, as Claude Code "
+                           "shows it (quote it to silence this)", path, number + 1 + line_offset, 1)
+             for number in bracketed]
+    return node, sorted(said, key=lambda d: d.line or 0), retried
 
 
 def parse_frontmatter_text(text: str, path: str, line_offset: int = 1, *, installable: bool = False
@@ -316,7 +363,7 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1, *, instal
         raise FrontmatterError("SK104", f"frontmatter is {kind}, not a mapping of keys to values",
                                *FileLines(retried, line_offset).at(node.start_mark))
     lines = FileLines(retried, line_offset)
-    builder = BoundedBuilder(path, line_offset, None if lines.plain else lines)
+    builder = BoundedBuilder(path, line_offset, None if lines.plain else lines, retried)
     try:
         data = builder.build(node)
     except RecursionError:
@@ -324,20 +371,19 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1, *, instal
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, line_offset, text) from None
     found = diags + builder.diags
-    refused = strict_refusal(node, found, path, line_offset, retried) if installable else None
+    refused = strict_refusal(node, diags, builder.diags, path, line_offset, retried) if installable else None
     return data, builder.key_lines, found + ([refused] if refused is not None else [])
 
 
-def strict_refusal(node: MappingNode, found: list[Diagnostic], path: str, line_offset: int,
-                   text: str) -> Diagnostic | None:
+def strict_refusal(node: MappingNode, recovered: list[Diagnostic], found: list[Diagnostic], path: str,
+                   line_offset: int, text: str) -> Diagnostic | None:
     """SK016 when installers that read YAML strictly skip the skill: its frontmatter is a YAML
-    error for them (an unquoted ': ', a key written twice: ``found`` says so), it has no name,
-    or its name or description is no text for YAML 1.2 (``name: 123``, ``!!timestamp``; ``text``:
-    the YAML the nodes were composed from).  They skip it silently: so say it."""
-    error = next((d for d in found if d.code in ("SK110", "SK112")), None)
+    error for them (what the retry ``recovered`` from, a key written twice: ``found`` says so), it
+    has no name, or its name or description is no text for YAML 1.2 (``name: 123``, ``!!timestamp``;
+    ``text``: the YAML the nodes were composed from).  They skip it silently: so say it."""
+    error = next(iter(recovered), None) or next((d for d in found if d.code == "SK112"), None)
     if error is not None:
-        why, fix = ("an unquoted ': ' in a value", "quote the value") if error.code == "SK110" else (
-            "a key written twice", "write the key once")
+        why, fix = _STRICT_ERRORS[error.code]
         return not_listed(f"{why} is a YAML error for them", fix, path, error.line, error.col)
     values = {key.value: value for key, value in node.value if isinstance(key, ScalarNode)}
     if "name" not in values:
@@ -354,6 +400,12 @@ def strict_refusal(node: MappingNode, found: list[Diagnostic], path: str, line_o
             return not_listed(f"the description is {_utf16_units(value.value):,} UTF-16 units for them, over "
                               f"{MAX_LISTED_DESCRIPTION:,}", "shorten it", path, line, col)
     return None
+
+
+#: What a diagnostic that makes the frontmatter a YAML error for strict readers stands for, and its fix.
+_STRICT_ERRORS = {"SK110": ("an unquoted ': ' in a value", "quote the value"),
+                  "SK111": ("a value of text and brackets written unquoted", "quote the value"),
+                  "SK112": ("a key written twice", "write the key once")}
 
 
 def _utf16_units(text: str) -> int:

@@ -140,6 +140,26 @@ def test_yaml_11_coercions_are_turned_back_into_text():
     assert [d.line for d in p.diagnostics] == [2, 4, 6, 7]
 
 
+@pytest.mark.parametrize("hint, kind", [("[message]", "a list"), ("{file}", "a mapping"),
+                                        ("[a, [b, c]]", "a list"), ("[pr-number] [priority]", "not valid YAML"),
+                                        ("[add|remove|list] [tagId] # x", "not valid YAML")])
+def test_an_argument_hint_written_in_brackets_is_kept_as_the_text_written(hint: str, kind: str):
+    """Claude Code's docs write ``argument-hint: [message]`` unquoted: a list in YAML (SK208, an
+    error that failed the build of two public repositories), or no YAML at all with two brackets."""
+    p = parse(f"---\nname: demo\ndescription: d\nargument-hint: {hint}\nlicense: MIT\n---\n")
+    assert p.frontmatter["argument-hint"] == hint.removesuffix(" # x")
+    assert p.frontmatter["license"] == "MIT"
+    strict_error = ["SK016"] if kind == "not valid YAML" else []   # npx skills cannot read it
+    assert [(d.code, d.line) for d in p.diagnostics] == [("SK111", 4)] + [(code, 4) for code in strict_error]
+    assert kind in p.diagnostics[0].message
+
+
+def test_an_argument_hint_listed_as_a_block_and_other_keys_in_brackets_stay_lists():
+    p = parse("---\nname: demo\ndescription: d\nargument-hint:\n  - a\ntags: [x]\n---\n")
+    assert p.frontmatter["argument-hint"] == ["a"] and p.frontmatter["tags"] == ["x"]
+    assert "SK111" not in codes(p)
+
+
 def test_quoted_values_and_other_keys_are_not_coerced():
     p = parse("---\nname: 'yes'\ndescription: d\npriority: 3\nalways: true\n---\n")
     assert p.frontmatter == {"name": "yes", "description": "d", "priority": 3, "always": True}
