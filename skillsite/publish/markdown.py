@@ -64,6 +64,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.knowledge import KNOWLEDGE_FOLDER
 from skillsite.source.discover import SKILL_FILES
+from skillsite.source.links import inside_skill_dir
 from skillsite.source.markdown_blocks import body_markdown
 
 __all__ = ["Asked", "LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url",
@@ -177,7 +178,7 @@ def resolve_link(href: str, skill_id: str, targets: LinkTargets) -> str | None:
         return None
     parts = urlsplit(href)
     fragment = "#" + parts.fragment if parts.fragment else ""
-    path = unquote(parts.path)
+    path = inside_skill_dir(unquote(parts.path))
     if not path:
         return fragment or None
     if (document := targets.knowledge.get(posixpath.normpath(path))) is not None:

@@ -272,6 +272,20 @@ class _SkillFolder:
             posixpath.join(self.rel, inside) if self.rel else inside)
 
 
+#: How public skills name their own folder at the start of a path, for the agent to replace when it
+#: reads them (``[guide]({baseDir}/references/guide.md)``): a path inside the skill folder.
+SKILL_DIR_PLACEHOLDERS = ("{baseDir}", "${CLAUDE_SKILL_DIR}")
+
+
+def inside_skill_dir(path: str) -> str:
+    """``path`` with a leading :data:`SKILL_DIR_PLACEHOLDERS` folder taken as the skill folder
+    (``{baseDir}/x.md``: ``x.md``; ``{baseDir}``: ``.``); any other path as it is."""
+    for placeholder in SKILL_DIR_PLACEHOLDERS:
+        if path.startswith(placeholder) and path[len(placeholder):len(placeholder) + 1] in ("", "/"):
+            return path[len(placeholder) + 1:] or "."
+    return path
+
+
 def _local_target(target: str) -> str | None:
     """The file path a link (its escapes and entities decoded) or a reference names, or None
     when it is not a local file."""
@@ -280,15 +294,17 @@ def _local_target(target: str) -> str | None:
     return unquote(target.split("#", 1)[0].split("?", 1)[0]) or None
 
 
-def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[str, str] | None:
-    """(code, message) when a local target is absolute, leaves the skill folder or is missing."""
+def _target_problem(written: str, is_link: bool, folder: _SkillFolder) -> tuple[str, str] | None:
+    """(code, message) when a local target is absolute, leaves the skill folder or is missing
+    (named as ``written``, its folder placeholder taken as the skill folder: :func:`inside_skill_dir`)."""
+    target = inside_skill_dir(written)
     if target.startswith("/") or _WINDOWS_ABSOLUTE.match(target):
-        return "SK305", f"link to absolute path '{target}'; file references must be relative to the skill folder"
+        return "SK305", f"link to absolute path '{written}'; file references must be relative to the skill folder"
     inside = _back_inside(posixpath.normpath(target), folder)
     if inside == "." or inside.endswith("/."):
         return None
     if inside != posixpath.normpath(target) and folder.holds(inside):
-        return "SK304", (f"link '{target}' leaves the skill folder and comes back by its folder's name, which an "
+        return "SK304", (f"link '{written}' leaves the skill folder and comes back by its folder's name, which an "
                          f"install or a catalog may change; write '{inside}'")
     if inside == ".." or inside.startswith("../"):
         if folder.is_skill(folder.in_root(target)) or inside in folder.knowledge:
@@ -296,11 +312,11 @@ def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[s
         hint = ""
         if folder.knowledge_folder is not None and inside.startswith(folder.knowledge_folder + "/"):
             hint = " (a shared knowledge document is published when the skill lists it under 'knowledge')"
-        return "SK304", f"link '{target}' leaves the skill folder; it is not published with the skill{hint}"
+        return "SK304", f"link '{written}' leaves the skill folder; it is not published with the skill{hint}"
     if folder.holds(inside):
         return None
     reason = _unpublished(os.path.join(folder.src.dir, inside), str(folder.src.dir))
-    return "SK303", f"{'link' if is_link else 'file reference'} '{target}'{_POINTS_TO}{reason}"
+    return "SK303", f"{'link' if is_link else 'file reference'} '{written}'{_POINTS_TO}{reason}"
 
 
 def _back_inside(inside: str, folder: _SkillFolder) -> str:

@@ -137,6 +137,10 @@ def test_code_blocks_and_tables_can_take_the_focus(md):
     ("../../../etc/passwd", "rel", None),
     ("/etc/passwd", "rel", None),
     ("\\\\server\\share", "rel", None),
+    ("%7BbaseDir%7D/scripts/check.py", "rel", "scripts/check.py"),      # {baseDir}/...: the skill's folder
+    ("$%7BCLAUDE_SKILL_DIR%7D/references/guide.md#x", "rel", "references/guide.md#x"),
+    ("%7BbaseDir%7D", "rel", "./"),
+    ("%7BbaseDir%7D/references/missing.md", "rel", None),
     ("ftp://example.com", "rel", None),
     ("", "rel", None),
 ])

@@ -33,3 +33,19 @@ def test_each_kind_of_unpublished_target_is_named(tmp_path):
         "leak.md": "a file that is not published with the skill (a symlink leaving the skill folder)",
         "gone.md": "a file that does not exist in the skill folder",
     }
+
+
+def test_a_link_through_a_skill_folder_placeholder_is_checked_inside_the_skill(tmp_path):
+    """Public skills write ``[guide]({baseDir}/references/guide.md)`` for the agent to fill in:
+    SK303 said the file did not exist (45 of trailofbits/skills' 48 link warnings)."""
+    skill = tmp_path / "src" / "s1"
+    (skill / "references").mkdir(parents=True)
+    (skill / "references" / "guide.md").write_text("# Guide\n")
+    links = ["{baseDir}/references/guide.md", "${CLAUDE_SKILL_DIR}/references/guide.md#part",
+             "{baseDir}/references/gone.md", "{baseDirs}/references/guide.md"]
+    (skill / "SKILL.md").write_text("---\nname: s1\ndescription: Links to its folder. Use when testing.\n---\n"
+                                    + " ".join(f"[{n}]({target})" for n, target in enumerate(links)) + "\n")
+    assert _reasons(tmp_path / "src") == {"{baseDir}/references/gone.md": "a file that does not exist in the skill "
+                                                                          "folder",
+                                          "{baseDirs}/references/guide.md": "a file that does not exist in the skill "
+                                                                            "folder"}
