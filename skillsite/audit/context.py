@@ -21,7 +21,7 @@ _CUES = re.compile(
     r"refuse[sd]?|reject|block(?:s|ed)?|beware|warning|caution|danger(?:ous)?|unsafe|insecure|risky|"
     r"attack(?:s|er|ers)?|malicious|malware|adversar\w*|exploit\w*|phishing|injection|payloads?|threats?|red\s+flags?|"
     r"suspicious|vulnerab\w*|detect\w*|flag(?:s|ged)?|scanners?|anti-?pattern|not\s+recommended|"
-    r"compromise[sd]?|steal\w*|exfiltrat\w+|bad\s+example|wrong|evil|"
+    r"compromise[sd]?|steal\w*|exfiltrat\w+|bad\s+example|wrong|evil|no(?:t\s+a)?\s+reason\s+to|"
     r"никогда|опасн\w*|атак\w*|злоумышленн\w*|вредоносн\w*|осторожн\w*|предупрежд\w*|инъекци\w*|уязвим\w*|"
     r"фишинг\w*)\b|❌|⚠",
     re.IGNORECASE)
