@@ -75,11 +75,13 @@ def _letter(char: str) -> bool:
       "a run of them can carry hidden data (then high).", demotion=HIDDEN,
       patterns=(_written(f"[{_ZERO_WIDTH}]+"),), applies=_holding(_ZERO_WIDTH))
 def zero_width(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """A run of three or more (high), or one between two letters; not a byte order mark."""
+    """A run of three or more that repeats a character (high: it can spell data in two of them),
+    or one between two letters; not a byte order mark, nor a run of distinct ones elsewhere (the
+    list a script that strips them spells out: ``"\\u200b\\u200c\\u200d\\ufeff"``)."""
     run, text = match.group(), doc.text
     if match.start() == 0 and run == "\ufeff":
         return None
-    if len(run) >= 3:
+    if len(run) >= 3 and len(set(run)) < len(run):
         return replace(hit, detail=f": a run of {len(run)}", severity="high")
     before = text[match.start() - 1] if match.start() else ""
     after = text[match.end()] if match.end() < len(text) else ""
