@@ -594,6 +594,14 @@ def test_chat_webhooks_bot_tokens_and_url_passwords_are_secrets(token):
     assert "SK650" in codes("scripts/a.py", f'X = "{token}"\n')
 
 
+@pytest.mark.parametrize("token", ["AIza" + "SyA1B2C3D4E5F6G7H8I9J0K1L2M3N4O5P6Q",   # its letters count A to Q
+                                   "ghp_" + "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8"])
+def test_a_token_whose_letters_count_up_is_a_placeholder(token):
+    """trailofbits/skills' firebase scanner documents a Google key as AIzaSyA1B2C3...: rated high."""
+    assert "SK650" not in codes("references/keys.md", f"```\nkey = {token}\n```\n")
+    assert "SK650" in codes("references/keys.md", "```\nkey = AIza" + "SyD8kQ2vN7xL4pR9tZ3mC6bW1hF5jG0sE2u\n```\n")
+
+
 @pytest.mark.parametrize("url", ["postgresql://admin:password123@localhost/app",
                                  "postgresql://app:${DB_PASSWORD}@db/app", "git@github.com:org/repo.git"])
 def test_placeholder_and_variable_passwords_in_urls_are_not(url):

@@ -39,7 +39,29 @@ def entropy(text: str) -> float:
 
 def placeholder(body: str) -> bool:
     """Whether the random part of a token is obviously made up."""
-    return _PLACEHOLDER.search(body) is not None or _REPEATED.search(body) is not None or entropy(body) < 3.0
+    return (_PLACEHOLDER.search(body) is not None or _REPEATED.search(body) is not None or entropy(body) < 3.0
+            or _counts_up(body))
+
+
+#: How many letters (or digits) in a row, each the one after the last, make a token's letters (or
+#: digits) a count, not random: "A1B2C3D4E5F6..." holds ABCDEF.  A random token's letters or digits
+#: count up so far less than once in a million tokens (none in 300,000 of 35 characters).
+_COUNTED_LETTERS, _COUNTED_DIGITS = 6, 7
+
+
+def _counts_up(body: str) -> bool:
+    """Whether the letters of ``body`` (or its digits), read apart from the rest, count up."""
+    return (_longest_count([c for c in body if c.isascii() and c.isalpha()]) >= _COUNTED_LETTERS
+            or _longest_count([c for c in body if c.isascii() and c.isdigit()]) >= _COUNTED_DIGITS)
+
+
+def _longest_count(chars: list[str]) -> int:
+    """The longest run of ``chars`` each one code point after the one before ("9" then "0" too)."""
+    longest = run = min(1, len(chars))
+    for before, after in zip(chars, chars[1:]):
+        run = run + 1 if ord(after) - ord(before) == 1 or (before, after) == ("9", "0") else 1
+        longest = max(longest, run)
+    return longest
 
 
 def _token(label: str, source: str, severity: SeverityName | None = None,
