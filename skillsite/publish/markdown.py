@@ -13,7 +13,8 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
   ``file:``, entity-encoded or with control characters inside) is refused;
 - relative links are resolved inside the catalog: a link to a skill's folder or its
   ``SKILL.md`` becomes a link to that skill's page, a link to a bundled file becomes a link
-  to its published copy, relative to the page; anything else (a refused scheme, a missing
+  to its published copy, relative to the page, and one to a folder of bundled files a link to
+  the list of files on its skill's page; anything else (a refused scheme, a missing
   file, a path out of the catalog, an absolute path) is rendered as plain text marked
   ``broken-link``;
 - images load only from the catalog itself; an external image becomes a plain link
@@ -46,6 +47,7 @@ permalink.
 """
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
@@ -80,8 +82,11 @@ _ALIGN = re.compile(r"text-align:\s*(left|right|center)")
 _HTML_CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 EXTERNAL_REL = "nofollow ugc noopener noreferrer"
 BROKEN_TITLE = "link target not published in this catalog"
+#: The id of the list of bundled files on a skill's page (templates/skill.html).
+FILES_ANCHOR = "filesHeading"
 #: What rendering one body asked of the catalog's link targets, sorted: ("skill", path), whether
-#: the path is a skill id, and ("file", path), whether it is a bundled file.  The body's HTML
+#: the path is a skill id, ("file", path), whether it is a bundled file, and ("folder", path), whether
+#: it is a folder holding some.  The body's HTML
 #: depends on the targets through the answers to these alone (:meth:`LinkTargets.answers`).
 Asked = tuple[tuple[str, str], ...]
 
@@ -134,9 +139,21 @@ class LinkTargets:
             self.asked.add(("file", path))
         return path in self.files
 
+    def is_folder(self, path: str) -> bool:
+        """Whether ``path`` is a folder holding a bundled file (``<skill id>/<folder>``)."""
+        if self.asked is not None:
+            self.asked.add(("folder", path))
+        return path in self.folders
+
+    @functools.cached_property
+    def folders(self) -> frozenset[str]:
+        """The folders holding the bundled files, and those above them."""
+        return frozenset(folder for path in self.files for folder in _folders_above(path))
+
     def answers(self, asked: Asked) -> tuple[bool, ...]:
         """What these targets answer to each question of ``asked`` (noting nothing)."""
-        return tuple(path in (self.skills if kind == "skill" else self.files) for kind, path in asked)
+        sets = {"skill": self.skills, "file": self.files, "folder": self.folders}
+        return tuple(path in sets[kind] for kind, path in asked)
 
     @classmethod
     def from_entries(cls, entries: Iterable[dict]) -> "LinkTargets":
@@ -191,7 +208,24 @@ def resolve_link(href: str, skill_id: str, targets: LinkTargets) -> str | None:
         return _relative(skill_id, page + "/") + fragment
     if targets.is_file(target):
         return _relative(skill_id, target) + fragment
+    if (owner := _files_of_folder(target, targets)) is not None:
+        return _relative(skill_id, owner + "/") + "#" + FILES_ANCHOR
     return None
+
+
+def _folders_above(path: str) -> Iterable[str]:
+    """The folders ``path`` is in, innermost first ("a/b/c.md": "a/b", "a")."""
+    while "/" in path:
+        path = path.rsplit("/", 1)[0]
+        yield path
+
+
+def _files_of_folder(target: str, targets: LinkTargets) -> str | None:
+    """Where a link to a folder of bundled files leads: the list of files on the page of the skill
+    it is in (no static host lists a folder; validate takes such a link as published)."""
+    if not targets.is_folder(target):
+        return None
+    return next((skill for skill in _folders_above(target) if targets.is_skill(skill)), None)
 
 
 def _skill_page(target: str, targets: LinkTargets) -> str | None:

@@ -134,6 +134,12 @@ def test_code_blocks_and_tables_can_take_the_focus(md):
     ("mailto:team@example.com", "rel", "mailto:team@example.com"),
     ("//cdn.example.com/x", "rel", "https://cdn.example.com/x"),
     ("references/missing.md", "rel", None),
+    ("scripts/", "rel", "./#filesHeading"),                  # a folder of bundled files: the page's list
+    ("scripts#part", "rel", "./#filesHeading"),
+    ("../assets", "test-first/sub", "../#filesHeading"),
+    ("references/none/", "rel", None),
+    ("assets/", "test-first", "./#filesHeading"),
+    ("../test-first/assets/", "rel", "../test-first/#filesHeading"),
     ("../../../etc/passwd", "rel", None),
     ("/etc/passwd", "rel", None),
     ("\\\\server\\share", "rel", None),
@@ -457,18 +463,21 @@ def test_engine_version_names_both_packages():
 
 #: Skill ids and bundled files a catalog may or may not hold, and links to them from skill "rel".
 MAYBE_SKILLS = ["rel", "rel/changelog", "test-first", "new", "new/sub"]
-MAYBE_FILES = ["rel/scripts/check.py", "test-first/assets/x.png", "new/notes.md", "new/SKILL.md", "rel/changelog/a.md"]
+MAYBE_FILES = ["rel/scripts/check.py", "test-first/assets/x.png", "new/notes.md", "new/SKILL.md", "rel/changelog/a.md",
+               "new/sub/deep/f.md"]
 LINKS = ["scripts/check.py", "changelog/", "changelog/SKILL.md", "changelog/a.md", "../new/", "../new/SKILL.md",
-         "../new/notes.md", "../new/sub", "../test-first/assets/x.png", "./", "#top", "https://example.com/"]
+         "../new/notes.md", "../new/sub", "../test-first/assets/x.png", "./", "#top", "https://example.com/",
+         "scripts/", "../test-first/assets", "../new/sub/deep/"]
 
 
 def test_a_render_notes_each_skill_and_file_its_links_asked_about(md):
     body = "[a](changelog/SKILL.md) [b](../new/notes.md) ![c](scripts/check.py) [d](#x)"
     html, asked = md.render_noting(body, "rel")
     assert html == md.render(body, "rel")
-    assert asked == (("file", "new/notes.md"), ("file", "rel/scripts/check.py"), ("skill", "new/notes.md"),
-                     ("skill", "rel/changelog"), ("skill", "rel/changelog/SKILL.md"), ("skill", "rel/scripts/check.py"))
-    assert TARGETS.answers(asked) == (False, True, False, True, False, False)
+    assert asked == (("file", "new/notes.md"), ("file", "rel/scripts/check.py"), ("folder", "new/notes.md"),
+                     ("skill", "new/notes.md"), ("skill", "rel/changelog"), ("skill", "rel/changelog/SKILL.md"),
+                     ("skill", "rel/scripts/check.py"))
+    assert TARGETS.answers(asked) == (False, True, False, False, True, False, False)
     assert md.render_noting("No link at all, [one](https://example.com/) outside.", "rel")[1] == ()
 
 

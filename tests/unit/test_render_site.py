@@ -127,6 +127,19 @@ def test_control_characters_a_skill_writes_reach_no_page(tmp_path):
     assert "\ufffd[1mbold\ufffd[0m" in page and "Shows \ufffd[31mred" in page and "tab\tand form\x0cfeed" in page
 
 
+def test_a_link_to_a_folder_of_bundled_files_leads_to_the_page_s_list_of_files(tmp_path):
+    """``[assets/](assets/)``: validate takes the folder as published, while the page showed a
+    broken link (no static host lists a folder); it now leads to the files on the skill's page."""
+    skill = tmp_path / "src" / "fold"
+    (skill / "assets").mkdir(parents=True)
+    (skill / "assets" / "logo.txt").write_text("logo\n")
+    (skill / "SKILL.md").write_text("---\nname: fold\ndescription: Links a folder. Use when testing.\n---\n"
+                                    "See [assets/](assets/) and [gone](gone/).\n")
+    page = (build_site([tmp_path / "src"], tmp_path / "site") / "skills" / "fold" / "index.html").read_text("utf-8")
+    assert '<a href="./#filesHeading">assets/</a>' in page and 'id="filesHeading"' in page
+    assert '<span class="broken-link" title="link target not published in this catalog">gone</span>' in page
+
+
 def test_hostile_tags_get_safe_page_folders(xss):
     folders = sorted(p.name for p in (xss / "tags").iterdir() if p.is_dir())
     assert "safe-tag" in folders
