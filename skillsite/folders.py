@@ -125,17 +125,27 @@ def make_folders(folder: Path) -> None:
 
 
 def _make_each(folder: Path) -> None:
-    """``folder.mkdir(parents=True, exist_ok=True)``, made one folder at a time from the deepest
-    that is there: pathlib's (and ``os.makedirs``) calls itself once per folder missing, and a path
-    of a thousand folders (a hostile catalog's file) ran past Python's recursion limit."""
+    """``folder.mkdir(parents=True, exist_ok=True)`` as pathlib does it (the same calls, the same
+    errors), with a loop where pathlib calls itself once per folder missing: a path a thousand
+    folders deep (a hand-edited lock's) ran past Python's recursion limit."""
     missing: list[Path] = []
-    while not os.path.isdir(folder) and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
+    while True:
+        try:
+            os.mkdir(folder)
+        except FileNotFoundError:
+            if folder.parent == folder:
+                raise
+            missing.append(folder)
+            folder = folder.parent
+            continue
+        except OSError:
+            if not os.path.isdir(folder):
+                raise
+        break
     for path in reversed(missing):
         try:
             os.mkdir(path)
-        except FileExistsError:
+        except OSError:
             if not os.path.isdir(path):
                 raise
 

@@ -16,7 +16,7 @@ from skillsite.agent.catalog_versions import current_digest
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import (CatalogFormatError, DependencyError, DestinationExistsError, InstallError,
                                     IntegrityError, LoaderError, NotFoundError, UnsafePathError)
-from skillsite.agent.install_limits import InstallAllowance
+from skillsite.agent.install_limits import MAX_INSTALL_DEPTH, InstallAllowance
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
 from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import (InstalledFolder, apart_of, changed_locally, installed_digest,
@@ -316,6 +316,10 @@ class Installer:
         """How to fetch everything ``install`` writes (the current files); the paths are checked
         not to clash before anything is fetched (CatalogFormatError)."""
         plan = self._install_plan(entry, children)
+        deepest = max((rel for rel, _, _ in plan), key=lambda rel: rel.count("/"))
+        if deepest.count("/") > MAX_INSTALL_DEPTH:
+            raise CatalogFormatError(f"{self.catalog.location}: installing {entry.id} would write a file "
+                                     f"{deepest.count('/'):,} folders deep (over {MAX_INSTALL_DEPTH}); refusing it")
         clash = _path_clash([rel for rel, _, _ in plan])
         if clash:
             raise CatalogFormatError(f"{self.catalog.location}: skill {entry.id} has files that clash when installed: "

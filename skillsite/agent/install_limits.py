@@ -11,6 +11,10 @@ from skillsite.agent.errors import TooLargeError
 
 MAX_INSTALL_BYTES = 512 * 1024 * 1024
 MAX_INSTALL_FILES = 20_000
+#: The most folders a file an install writes may be in, below the skill's folder.  A build searches
+#: 100 levels below its source at most; a path a thousand folders deep (a hand-made catalog's)
+#: cannot be replaced by the next install: Python's shutil.rmtree calls itself once per folder.
+MAX_INSTALL_DEPTH = 128
 
 
 class InstallAllowance:

@@ -237,9 +237,10 @@ def test_a_skill_needing_a_skill_without_versions_installs(tmp_path: Path) -> No
         server.stop()
 
 
-def test_a_chain_of_nested_skills_longer_than_python_recursion_installs(tmp_path: Path) -> None:
+def test_a_chain_of_nested_skills_longer_than_python_recursion_is_planned_and_refused(tmp_path: Path) -> None:
     """Planning an install recursed once per level of nested skills: a hand-made catalog with a
-    chain of 1,100 (a build nests 100 at most) was a RecursionError traceback."""
+    chain of 1,100 (a build nests 100 at most) was a RecursionError traceback.  It is planned,
+    then refused as deeper than an install writes (the next install over it could not remove it)."""
     import copy
     import hashlib
 
@@ -269,8 +270,8 @@ def test_a_chain_of_nested_skills_longer_than_python_recursion_installs(tmp_path
     try:
         done = cli("install", "n", "--dest", str(tmp_path / "out" / "n"), "--catalog", str(site),
                    "--lock", str(tmp_path / "out" / "lock.json"))
-        assert done.exit_code == 0, done.output
-        assert all((tmp_path / "out" / skill_id / "SKILL.md").read_bytes() == body for skill_id in ids)
+        assert done.exit_code == 1 and "would write a file 1,099 folders deep (over 128)" in done.output, done.output
+        assert "Traceback" not in done.output and not (tmp_path / "out" / "n").exists()
     finally:  # deepest first: pytest's own clean-up (shutil.rmtree) recurses once per level too
         for skill_id in reversed(ids[1:]):
             for folder in (site / "skills" / skill_id, tmp_path / "out" / skill_id):
@@ -809,9 +810,8 @@ def _remove_deep_tree(top: Path, levels: int) -> None:
             folder.rmdir()
 
 
-def test_a_file_a_thousand_folders_deep_installs_over_http(tmp_path: Path) -> None:
-    """A catalog's file path may hold 4,096 bytes: one 1,100 folders deep made install raise
-    RecursionError (pathlib's mkdir(parents=True) calls itself per folder), a traceback."""
+def _deep_site(tmp_path: Path, levels: int, body: bytes) -> tuple[Path, str]:
+    """A built site whose skill ``deep`` lists one more file, ``levels`` folders deep."""
     import hashlib
 
     from skillsite.agent.release_digest import release_digest
@@ -821,7 +821,6 @@ def test_a_file_a_thousand_folders_deep_installs_over_http(tmp_path: Path) -> No
     (tmp_path / "src" / "deep" / "SKILL.md").write_text("---\nname: deep\ndescription: Nests a file deep.\n---\n# x\n")
     site = tmp_path / "site"
     assert build([tmp_path / "src"], site).ok
-    levels, body = 1_100, b"deep file\n"
     rel = "/".join(["d"] * levels) + "/x.txt"
     (_deep_tree(site / "skills" / "deep", levels) / "x.txt").write_bytes(body)
     manifest = json.loads((site / "skills.json").read_text("utf-8"))
@@ -829,12 +828,35 @@ def test_a_file_a_thousand_folders_deep_installs_over_http(tmp_path: Path) -> No
     entry["files"] = [{"path": rel, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}]
     entry["digest"] = release_digest([("SKILL.md", entry["sha256"]), (rel, entry["files"][0]["sha256"])])
     (site / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return site, rel
+
+
+def test_a_file_a_thousand_folders_deep_is_refused_before_anything_is_fetched(tmp_path: Path) -> None:
+    """A catalog's file path may hold 4,096 bytes: one 1,100 folders deep made install raise
+    RecursionError (pathlib's mkdir(parents=True) calls itself per folder), and an install over
+    it would again (shutil.rmtree does too).  A build searches 100 levels at most."""
+    from skillsite.loader import CatalogFormatError
+
+    site, _ = _deep_site(tmp_path, 1_100, b"deep file\n")
+    server = CountingServer(site)
+    try:
+        with pytest.raises(CatalogFormatError, match=r"installing deep would write a file 1,100 folders deep"):
+            Catalog.open(server.url, cache_dir=tmp_path / "cache").install("deep", tmp_path / "out" / "deep")
+        assert not (tmp_path / "out").exists()
+    finally:
+        server.stop()
+        _remove_deep_tree(site / "skills" / "deep", 1_100)
+
+
+def test_a_file_a_hundred_folders_deep_installs_and_is_replaced_over_http(tmp_path: Path) -> None:
+    site, rel = _deep_site(tmp_path, 120, b"deep file\n")
     server = CountingServer(site)
     dest = tmp_path / "out" / "deep"
     try:
-        Catalog.open(server.url, cache_dir=tmp_path / "cache").install("deep", dest)
-        assert (dest / rel).read_bytes() == body
+        catalog = Catalog.open(server.url, cache_dir=tmp_path / "cache")
+        catalog.install("deep", dest)
+        catalog.install("deep", dest, overwrite=True)
+        assert (dest / rel).read_bytes() == b"deep file\n"
+        assert sorted(p.name for p in dest.parent.iterdir()) == ["deep"]   # no staging folder left
     finally:
         server.stop()
-        _remove_deep_tree(site / "skills" / "deep", levels)
-        _remove_deep_tree(dest, levels)
