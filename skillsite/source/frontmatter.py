@@ -144,7 +144,7 @@ class BoundedBuilder:
         if isinstance(node, ScalarNode):
             return self._scalar(node, key_path)
         if self.text is not None and key_path in WRITTEN_TEXT_KEYS and isinstance(node, CollectionNode) \
-                and node.flow_style:
+                and node.flow_style and self.text.startswith(("[", "{"), node.start_mark.index):
             return self._as_written(node, key_path)
         if isinstance(node, SequenceNode):
             for index, child in enumerate(node.value):  # where each item is, for diagnostics about one
@@ -157,7 +157,7 @@ class BoundedBuilder:
     def _as_written(self, node: CollectionNode, key_path: str) -> str:
         """The text of a flow collection as the file writes it (``[message]``), with a warning."""
         assert self.text is not None
-        written = self.text[node.start_mark.index:node.end_mark.index]
+        written = " ".join(self.text[node.start_mark.index:node.end_mark.index].split())  # one line
         self.chars += len(written)
         kind = "a list" if isinstance(node, SequenceNode) else "a mapping"
         self.diags.append(make("SK111", f"'{key_path}: {written}' is {kind} in YAML; kept as the text written, as "
@@ -276,6 +276,11 @@ def _quote_unquoted_colons(text: str) -> tuple[str, list[int]]:
 _BRACKETED_LINE = re.compile(r"^((?:%s):[ \t]+)([\[{].*)$" % "|".join(sorted(WRITTEN_TEXT_KEYS)))
 
 
+def _closed(value: str) -> bool:
+    """Whether every bracket ``value`` opens it closes."""
+    return value.count("[") == value.count("]") and value.count("{") == value.count("}")
+
+
 def _quote_bracketed_texts(text: str) -> tuple[str, list[int]]:
     """Quote the values of :data:`_BRACKETED_LINE` lines, and say which lines those were."""
     fixed, lines = [], []
@@ -283,7 +288,9 @@ def _quote_bracketed_texts(text: str) -> tuple[str, list[int]]:
         body = line.rstrip("\r")
         match = _BRACKETED_LINE.match(body)
         if match is not None:
-            value, hash_mark, comment = match.group(2).partition(" #")  # a comment stays one
+            value, hash_mark, comment = match.group(2).partition(" #")
+            if not _closed(value):  # "[issue #12] [prio]": the hash is in the hint, not a comment
+                value, hash_mark, comment = match.group(2), "", ""
             quoted = value.rstrip(" \t").replace("'", "''")
             fixed.append(f"{match.group(1)}'{quoted}'{hash_mark}{comment}{line[len(body):]}")
             lines.append(number)
@@ -316,6 +323,27 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
     return FrontmatterError("SK103", f"invalid YAML: {message}", line_offset + 1, 1)
 
 
+def _retried(text: str, error: yaml.YAMLError, line_offset: int) -> tuple[Node | None, str, list[int], list[int]]:
+    """``text`` composed once more with its values holding an unquoted ``: `` quoted, and only when
+    that is not enough, its bracketed hints too (:func:`_quote_bracketed_texts`: quoting them
+    first would break a flow list the file writes over two lines): the node tree, the text
+    composed, and the lines of each kind quoted.  The first YAML error when neither reads."""
+    retried, fixed_lines = _quote_unquoted_colons(text)
+    if fixed_lines:
+        try:
+            return _compose(retried), retried, fixed_lines, []
+        except yaml.YAMLError:
+            pass
+    quoted, bracketed = _quote_bracketed_texts(text)
+    retried, fixed_lines = _quote_unquoted_colons(quoted)
+    if not bracketed:
+        raise _yaml_error(error, line_offset, text) from None
+    try:
+        return _compose(retried), retried, fixed_lines, bracketed
+    except yaml.YAMLError:
+        raise _yaml_error(error, line_offset, text) from None
+
+
 def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic], str]:
     """The YAML node tree of ``text``; when it does not parse, once more with values that hold an
     unquoted ``: `` quoted (SK110 for each such line).  With the text composed (the nodes' marks
@@ -323,14 +351,7 @@ def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | No
     try:
         return _compose(text), [], text
     except yaml.YAMLError as exc:
-        quoted, bracketed = _quote_bracketed_texts(text)
-        retried, fixed_lines = _quote_unquoted_colons(quoted)
-        if not fixed_lines and not bracketed:
-            raise _yaml_error(exc, line_offset, text) from None
-        try:
-            node = _compose(retried)
-        except yaml.YAMLError:
-            raise _yaml_error(exc, line_offset, text) from None
+        node, retried, fixed_lines, bracketed = _retried(text, exc, line_offset)
     said = [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to silence this)",
                  path, number + 1 + line_offset, 1) for number in fixed_lines]
     written = text.split("\n")

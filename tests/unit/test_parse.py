@@ -154,6 +154,21 @@ def test_an_argument_hint_written_in_brackets_is_kept_as_the_text_written(hint: 
     assert kind in p.diagnostics[0].message
 
 
+@pytest.mark.parametrize("hint, kept", [("[a,\n  b]", "[a, b]"), ("[issue #12] [prio]", "[issue #12] [prio]")])
+def test_a_bracketed_hint_beside_an_unquoted_colon_reads_as_before(hint: str, kept: str):
+    """The retry quotes ': ' values first, as it did: quoting the hint's first line too broke a flow
+    list written over two lines (SK103), and a hash inside its brackets is no comment."""
+    p = parse(f"---\nname: demo\ndescription: Does: a thing\nargument-hint: {hint}\n---\n")
+    assert p.frontmatter["argument-hint"] == kept and p.frontmatter["description"] == "Does: a thing"
+    assert "SK103" not in codes(p) and "SK110" in codes(p)
+
+
+def test_a_hint_behind_an_anchor_or_a_tag_stays_as_yaml_reads_it():
+    p = parse("---\nname: demo\ndescription: d\nmetadata:\n  x: &a [x]\nargument-hint: *a\n---\n")
+    assert p.frontmatter["argument-hint"] == ["x"]   # the schema's SK208 says what is wrong
+    assert "SK111" not in codes(p)
+
+
 def test_an_argument_hint_listed_as_a_block_and_other_keys_in_brackets_stay_lists():
     p = parse("---\nname: demo\ndescription: d\nargument-hint:\n  - a\ntags: [x]\n---\n")
     assert p.frontmatter["argument-hint"] == ["a"] and p.frontmatter["tags"] == ["x"]
