@@ -429,7 +429,7 @@ def missing_places(src: SourceFile, skill_dirs: frozenset[tuple[str, str]], miss
     folder, places = _SkillFolder(src, skill_dirs), []
     for target, _, line, col in missing:
         if (line, col) in said:
-            inside = _back_inside(posixpath.normpath(target), folder)
+            inside = _back_inside(posixpath.normpath(inside_skill_dir(target)), folder)  # as _target_problem reads it
             reason = said[line, col].rsplit(_POINTS_TO, 1)[-1]
             places.append((str(src.dir), os.path.join(src.dir, inside), reason))
     return places

@@ -1809,3 +1809,20 @@ def test_a_skill_added_past_shard_above_publishes_again_a_file_named_as_the_cata
     cold = build([src], tmp_path / "cold", config)
     assert [str(d) for d in rebuilt.diagnostics] == [str(d) for d in cold.diagnostics]
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
+@pytest.mark.parametrize("link", ["refs/sub", "{baseDir}/refs/sub"])
+def test_a_missing_target_that_becomes_an_empty_folder_is_said_as_a_cold_build_says_it(tmp_path, link):
+    """SK303 says what is at a missing target; a rebuild with nothing else to read looks there again.
+    For a target written with the skill folder's placeholder it looked at '<skill>/{baseDir}/...',
+    and kept saying 'a file that does not exist' once the folder was made."""
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    (src / "a" / "refs").mkdir(parents=True)
+    (src / "a" / "refs" / "keep.md").write_text("k\n")
+    (src / "a" / "SKILL.md").write_text(f"---\nname: a\ndescription: Does a thing. Use when asked.\n---\n"
+                                        f"# A\n\nSee [data]({link}).\n")
+    assert "does not exist" in next(d.message for d in build([src], out, cache_dir=cache).diagnostics)
+    (src / "a" / "refs" / "sub").mkdir()
+    warm = [d.message for d in build([src], out, cache_dir=cache).diagnostics if d.code == "SK303"]
+    assert warm == [d.message for d in build([src], tmp_path / "cold").diagnostics if d.code == "SK303"]
+    assert warm and "a folder with no file published" in warm[0]
