@@ -3,6 +3,8 @@ line separators and variation-selector runs (SK601-SK605), found in the text as 
 mixed-script or confusable skill names (SK606); instructions hidden in HTML comments (SK607)."""
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 import unicodedata
 from dataclasses import replace
@@ -66,6 +68,15 @@ def bidi_controls(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     return replace(hit, detail=f" ({', '.join(sorted({f'U+{ord(c):04X}' for c in match.group()}))})")
 
 
+_ZERO_WIDTH_RUNS = re.compile(f"[{_ZERO_WIDTH}]{{3,}}")
+
+
+@functools.lru_cache(maxsize=1)  # the text being audited: its matches each ask
+def _runs_of_three(text: str) -> int:
+    """How many runs of three or more zero-width characters ``text`` holds (two told as many)."""
+    return sum(1 for _ in itertools.islice(_ZERO_WIDTH_RUNS.finditer(text), 2))
+
+
 def _letter(char: str) -> bool:
     return char.isalpha() and char.isascii()
 
@@ -75,13 +86,14 @@ def _letter(char: str) -> bool:
       "a run of them can carry hidden data (then high).", demotion=HIDDEN,
       patterns=(_written(f"[{_ZERO_WIDTH}]+"),), applies=_holding(_ZERO_WIDTH))
 def zero_width(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """A run of three or more that repeats a character (high: it can spell data in two of them),
-    or one between two letters; not a byte order mark, nor a run of distinct ones elsewhere (the
-    list a script that strips them spells out: ``"\\u200b\\u200c\\u200d\\ufeff"``)."""
+    """A run of three or more (high: hidden data), or one between two letters; not a byte order
+    mark, nor the text's one run of three or more when it holds each character once: the list a
+    script that strips them spells out (``"\\u200b\\u200c\\u200d\\ufeff"``), a few bits at most,
+    where data takes many runs or a long one."""
     run, text = match.group(), doc.text
     if match.start() == 0 and run == "\ufeff":
         return None
-    if len(run) >= 3 and len(set(run)) < len(run):
+    if len(run) >= 3 and not (len(set(run)) == len(run) and _runs_of_three(text) == 1):
         return replace(hit, detail=f": a run of {len(run)}", severity="high")
     before = text[match.start() - 1] if match.start() else ""
     after = text[match.end()] if match.end() < len(text) else ""
