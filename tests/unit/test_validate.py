@@ -24,6 +24,20 @@ def test_unknown_keys_warn_in_default_and_fail_in_spec(tmp_path):
     assert spec.diagnostics[0].line == 4
 
 
+def test_claude_code_keys_are_known_kept_in_extra_and_mistyped_only_warn(tmp_path):
+    """Claude Code documents when_to_use, model, context and the rest: SK207 said each was unknown
+    (71 'model' warnings in nine public repositories).  Not skillsite's keys: a wrong type warns."""
+    write_skill(tmp_path, "cc", "name: cc\ndescription: d\nwhen_to_use: When asked.\nmodel: sonnet\neffort: high\n"
+                                "context: fork\nagent: Explore\npaths: ['docs/**']\nhooks: {PreToolUse: []}\n"
+                                "shell: bash\narguments: [topic]\n")
+    reading = read_catalog([tmp_path])
+    assert reading.diagnostics == ()
+    assert list(reading.skills[0].extra) == ["agent", "arguments", "context", "effort", "hooks", "model", "paths",
+                                             "shell", "when_to_use"]
+    write_skill(tmp_path, "cc", "name: cc\ndescription: d\nmodel: 3\nhooks: [x]\n")
+    assert diag_codes(read_catalog([tmp_path]), "warning") == ["SK208", "SK208"]
+
+
 def test_extension_keys_are_understood_and_type_checked(tmp_path):
     write_skill(tmp_path, "ext", """\
         name: ext
