@@ -230,6 +230,7 @@ class Installer:
         self.catalog._usable(entry)
         release = self.catalog._histories.usable(entry, history.releases[planned.version])
         nested = self._nested_plan(entry) if children and planned.version == history.latest else []
+        self._refuse_too_deep(planned.label, [f.path for f in release.skill_files] + [rel for rel, _, _ in nested])
         clash = _path_clash([f.path for f in release.skill_files] + [rel for rel, _, _ in nested])
         if clash:  # before anything is fetched: a listing that cannot be installed is refused as it is
             raise CatalogFormatError(f"{self.catalog.location}: release {planned.label} has files that clash when "
@@ -239,6 +240,14 @@ class Installer:
                                 for f in release.skill_files]
         fetches += [(rel, sid, functools.partial(self.catalog.resource, sid, path)) for rel, sid, path in nested]
         return fetches, release.digest
+
+    def _refuse_too_deep(self, what: str, paths: list[str]) -> None:
+        """CatalogFormatError when one of ``paths`` (written below the skill's folder) is more than
+        :data:`MAX_INSTALL_DEPTH` folders deep: the next install over it could not remove it."""
+        deepest = max((path.count("/") for path in paths), default=0)
+        if deepest > MAX_INSTALL_DEPTH:
+            raise CatalogFormatError(f"{self.catalog.location}: installing {what} would write a file {deepest:,} "
+                                     f"folders deep (over {MAX_INSTALL_DEPTH}); refusing it")
 
     def _check_locked_digest(self, skill_id: str, locked: LockedSkill | None, lock_path: Path | None) -> None:
         """Refuse a skill whose locked version the catalog now publishes with another digest:
@@ -316,10 +325,7 @@ class Installer:
         """How to fetch everything ``install`` writes (the current files); the paths are checked
         not to clash before anything is fetched (CatalogFormatError)."""
         plan = self._install_plan(entry, children)
-        deepest = max((rel for rel, _, _ in plan), key=lambda rel: rel.count("/"))
-        if deepest.count("/") > MAX_INSTALL_DEPTH:
-            raise CatalogFormatError(f"{self.catalog.location}: installing {entry.id} would write a file "
-                                     f"{deepest.count('/'):,} folders deep (over {MAX_INSTALL_DEPTH}); refusing it")
+        self._refuse_too_deep(entry.id, [rel for rel, _, _ in plan])
         clash = _path_clash([rel for rel, _, _ in plan])
         if clash:
             raise CatalogFormatError(f"{self.catalog.location}: skill {entry.id} has files that clash when installed: "

@@ -860,3 +860,14 @@ def test_a_file_a_hundred_folders_deep_installs_and_is_replaced_over_http(tmp_pa
         assert sorted(p.name for p in dest.parent.iterdir()) == ["deep"]   # no staging folder left
     finally:
         server.stop()
+
+
+def test_a_release_with_a_file_deeper_than_an_install_writes_is_refused(tmp_path: Path) -> None:
+    """The depth limit held for skills without releases only: a release's files are listed apart."""
+    from skillsite.loader import CatalogFormatError
+
+    rel = "/".join(["d"] * 200) + "/x.txt"
+    site = make_site(tmp_path / "v", {"deep": [R("1.0.0", files={rel: "deep\n"})]})
+    with pytest.raises(CatalogFormatError, match=r"installing deep@1\.0\.0 would write a file 200 folders deep"):
+        Catalog.open(str(site), cache_dir=tmp_path / "cache").install("deep", tmp_path / "out" / "deep")
+    assert not (tmp_path / "out").exists()
