@@ -15,6 +15,7 @@ from skillsite.audit.hit import Hit
 from skillsite.audit.letters import confusables, styled
 from skillsite.audit.rules import injection
 from skillsite.audit.text import Document
+from skillsite.source.body_code import code_spans, within
 
 #: The characters of SK601-SK605, as the insides of character classes.
 _TAGS = "\U000e0000-\U000e007f"
@@ -346,11 +347,11 @@ _COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint
 
 
 def _in_code_span(doc: Document, start: int) -> bool:
-    """Whether the position ``start`` of the folded text is inside a code span of its line: an odd
-    number of backticks before it there, and one after it."""
+    """Whether the position ``start`` of the folded text is inside a code span of its line, as
+    markdown-it reads them (each line's spans found once: a line may hold thousands of openers)."""
     at = doc.original(start)
-    line, column = doc.line_text(at), doc.position(at)[1] - 1
-    return line[:column].count("`") % 2 == 1 and "`" in line[column:]
+    line, column = doc.position(at)
+    return within(doc.remember(("code spans", line), lambda: code_spans(doc.line_text(at))), column - 1)
 
 
 @rule("SK607", "invisible-text", "high", "instructions hidden in an HTML comment",
