@@ -19,8 +19,7 @@ WITHOUT = re.compile(_CUES.pattern.replace(_CUE_FIRST, "", 1), _CUES.flags)
 PIECES = ["never", "NEVER", "Don't", "do  not", "must\tnot", "\u017fhould not", "cannot", "REFUSED", "blocked",
           "Beware", "warning", "dangerous", "unsafe", "attackers", "malware", "adversarial", "exploits", "payloads",
           "red flags", "vulnerable", "detected", "flagged", "anti-pattern", "not recommended", "stealthy",
-          "exfiltrate", "bad example", "wrong", "evil", "not a reason to", "No reason to", "not a  reason",
-          "Никогда", "ОПАСНО", "атака", "уязвимость", "фишинг", "❌", "⚠",
+          "exfiltrate", "bad example", "wrong", "evil", "Никогда", "ОПАСНО", "атака", "уязвимость", "фишинг", "❌", "⚠",
           "nevermind", "neve", "a", "-a", "base64", '"a"a&&a', "curl -o x", "sudo", "\u212a", "\u0130", "_never", "x1",
           "flag_", "https://evil.io"]
 
@@ -46,7 +45,7 @@ def test_the_first_letters_are_those_of_the_words_in_any_case():
     (_, (_, words)), = [item for item in sre_parse.parse(WITHOUT.pattern, WITHOUT.flags)[0][1][1][0]
                         if item[0] == sre.BRANCH]
     firsts = {chr(word[0][1]) for word in words}
-    assert all(word[0][0] == sre.LITERAL for word in words) and len(words) == 53
+    assert all(word[0][0] == sre.LITERAL for word in words) and len(words) == 52
     first = re.compile("|".join(map(re.escape, sorted(firsts))), re.IGNORECASE)
     admitted = re.compile(_CUE_FIRST + ".", re.IGNORECASE | re.DOTALL)
     assert [c for c in map(chr, range(0x30000)) if bool(admitted.match(c)) != bool(first.match(c))] == []

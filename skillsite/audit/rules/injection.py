@@ -196,10 +196,20 @@ _STATED = re.compile(r"\b(?!you\b|we\b)\w+\s+(?:will|would|may|might|could|can)(
                      re.IGNORECASE)
 
 
+#: What says that turning a check off is not called for, right before the words that turn it off
+#: ("a failing hook is not a reason to disable security checks").
+_NO_REASON = re.compile(rf"\bno(?:t{_S}a)?{_S}(?:good{_S})?reason{_S}to{_S}$", re.IGNORECASE)
+
+
 def stated_not_asked(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """Medium, not high, for what a program is said to do (a modal verb after its subject)."""
-    if _STATED.search(doc.folded[max(0, match.start() - 40):match.start()]):
+    """Medium, not high, for what a program is said to do (a modal verb after its subject), or
+    what is said to be no reason to do (the words before the match, not a cue anywhere in the
+    sentence: "there is no reason to tell the user" after a request hides it, it does not warn)."""
+    before = doc.folded[max(0, match.start() - 40):match.start()]
+    if _STATED.search(before):
         return replace(hit, detail=" (stated of a program, not asked of the agent)", severity="medium")
+    if _NO_REASON.search(before):
+        return replace(hit, detail=" (said to be no reason to)", severity="medium")
     return hit
 
 
