@@ -276,27 +276,31 @@ def _quote_unquoted_colons(text: str) -> tuple[str, list[int]]:
 _BRACKETED_LINE = re.compile(r"^((?:%s):[ \t]+)([\[{].*)$" % "|".join(sorted(WRITTEN_TEXT_KEYS)))
 
 
+#: How many bracketed hints one frontmatter's retry quotes at most (a key written twice has two).
+MAX_BRACKETED_RETRIES = 4
+#: Where a comment starts in a plain value: white space, then ``#``.
+_COMMENT_START = re.compile(r"[ \t]#")
+
+
 def _closed(value: str) -> bool:
     """Whether every bracket ``value`` opens it closes."""
     return value.count("[") == value.count("]") and value.count("{") == value.count("}")
 
 
-def _quote_bracketed_texts(text: str) -> tuple[str, list[int]]:
-    """Quote the values of :data:`_BRACKETED_LINE` lines, and say which lines those were."""
-    fixed, lines = [], []
-    for number, line in enumerate(text.split("\n")):
-        body = line.rstrip("\r")
-        match = _BRACKETED_LINE.match(body)
-        if match is not None:
-            value, hash_mark, comment = match.group(2).partition(" #")
-            if not _closed(value):  # "[issue #12] [prio]": the hash is in the hint, not a comment
-                value, hash_mark, comment = match.group(2), "", ""
-            quoted = value.rstrip(" \t").replace("'", "''")
-            fixed.append(f"{match.group(1)}'{quoted}'{hash_mark}{comment}{line[len(body):]}")
-            lines.append(number)
-        else:
-            fixed.append(line)
-    return "\n".join(fixed), lines
+def _quote_bracketed_line(line: str) -> str | None:
+    """A :data:`_BRACKETED_LINE` with its value quoted, a comment after it kept a comment (one
+    after the brackets close: "[issue #12] [prio]" holds no comment); None for any other line."""
+    body = line.rstrip("\r")
+    match = _BRACKETED_LINE.match(body)
+    if match is None:
+        return None
+    value, comment = match.group(2), ""
+    for start in _COMMENT_START.finditer(value):
+        if _closed(value[:start.start()]):
+            value, comment = value[:start.start()], value[start.start():]
+            break
+    quoted = value.rstrip(" \t").replace("'", "''")
+    return f"{match.group(1)}'{quoted}'{comment}{line[len(body):]}"
 
 
 def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> FrontmatterError:
@@ -325,23 +329,44 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
 
 def _retried(text: str, error: yaml.YAMLError, line_offset: int) -> tuple[Node | None, str, list[int], list[int]]:
     """``text`` composed once more with its values holding an unquoted ``: `` quoted, and only when
-    that is not enough, its bracketed hints too (:func:`_quote_bracketed_texts`: quoting them
-    first would break a flow list the file writes over two lines): the node tree, the text
-    composed, and the lines of each kind quoted.  The first YAML error when neither reads."""
-    retried, fixed_lines = _quote_unquoted_colons(text)
+    that is not enough, with the bracketed hints YAML fails at quoted too (:func:`_with_hints_quoted`):
+    the node tree, the text composed, and the lines of each kind quoted.  The first YAML error when
+    neither reads."""
+    retried, fixed_lines = _quote_unquoted_colons(text)  # a hint's line is none of these: it starts with a bracket
+    failure = error
     if fixed_lines:
         try:
             return _compose(retried), retried, fixed_lines, []
-        except yaml.YAMLError:
-            pass
-    quoted, bracketed = _quote_bracketed_texts(text)
-    retried, fixed_lines = _quote_unquoted_colons(quoted)
-    if not bracketed:
+        except yaml.YAMLError as exc:
+            failure = exc
+    found = _with_hints_quoted(retried.split("\n"), failure)
+    if found is None:
         raise _yaml_error(error, line_offset, text) from None
-    try:
-        return _compose(retried), retried, fixed_lines, bracketed
-    except yaml.YAMLError:
-        raise _yaml_error(error, line_offset, text) from None
+    node, composed, bracketed = found
+    return node, composed, fixed_lines, bracketed
+
+
+def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError) -> tuple[Node | None, str, list[int]] | None:
+    """``lines`` composed with the bracketed hint (:func:`_quote_bracketed_line`) on the line each
+    YAML error names quoted, one at a time (quoting every such line would change one inside a
+    quoted description, and break a flow list written over two lines): the node tree, the text and
+    the lines quoted; None when an error names no such line."""
+    bracketed: list[int] = []
+    for _ in range(MAX_BRACKETED_RETRIES):
+        # where YAML failed, or where the construct it failed in starts (a flow list open to the end)
+        marks = (getattr(failure, "problem_mark", None), getattr(failure, "context_mark", None))
+        numbers = [mark.line for mark in marks if mark is not None and 0 <= mark.line < len(lines)]
+        fixes = [(n, quoted) for n in numbers if n not in bracketed and (quoted := _quote_bracketed_line(lines[n]))]
+        if not fixes:
+            return None
+        number, quoted = fixes[0]
+        lines[number] = quoted
+        bracketed.append(number)
+        try:
+            return _compose("\n".join(lines)), "\n".join(lines), sorted(bracketed)
+        except yaml.YAMLError as exc:
+            failure = exc
+    return None
 
 
 def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic], str]:

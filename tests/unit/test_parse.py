@@ -163,6 +163,23 @@ def test_a_bracketed_hint_beside_an_unquoted_colon_reads_as_before(hint: str, ke
     assert "SK103" not in codes(p) and "SK110" in codes(p)
 
 
+@pytest.mark.parametrize("line, kept", [("[a] [b]\t# note", "[a] [b]"),
+                                        ("[issue #12] [prio]  # a note", "[issue #12] [prio]")])
+def test_a_comment_after_a_bracketed_hint_stays_a_comment(line: str, kept: str):
+    assert parse(f"---\nname: demo\ndescription: d\nargument-hint: {line}\n---\n").frontmatter["argument-hint"] == kept
+
+
+def test_the_retry_quotes_only_the_hint_yaml_fails_at():
+    """A line 'argument-hint: [a] [b]' inside a quoted description is text of the description: the
+    retry quoted it too, changing the description (double quotes) or breaking it (single quotes)."""
+    for quote in ('"', "'"):
+        p = parse(f"---\nname: demo\ndescription: {quote}Run it\nargument-hint: [a] [b] then stop{quote}\n"
+                  "argument-hint: [pr] [prio]\n---\n")
+        assert p.frontmatter["description"] == "Run it argument-hint: [a] [b] then stop"
+        assert p.frontmatter["argument-hint"] == "[pr] [prio]"
+        assert [(d.code, d.line) for d in p.diagnostics if d.code == "SK111"] == [("SK111", 5)]
+
+
 def test_a_hint_behind_an_anchor_or_a_tag_stays_as_yaml_reads_it():
     p = parse("---\nname: demo\ndescription: d\nmetadata:\n  x: &a [x]\nargument-hint: *a\n---\n")
     assert p.frontmatter["argument-hint"] == ["x"]   # the schema's SK208 says what is wrong
