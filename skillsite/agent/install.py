@@ -230,8 +230,9 @@ class Installer:
         self.catalog._usable(entry)
         release = self.catalog._histories.usable(entry, history.releases[planned.version])
         nested = self._nested_plan(entry) if children and planned.version == history.latest else []
-        self._refuse_too_deep(planned.label, [f.path for f in release.skill_files] + [rel for rel, _, _ in nested])
-        clash = _path_clash([f.path for f in release.skill_files] + [rel for rel, _, _ in nested])
+        paths = [f.path for f in release.skill_files] + [rel for rel, _, _ in nested]
+        self._refuse_too_deep(planned.label, paths)
+        clash = _path_clash(paths)
         if clash:  # before anything is fetched: a listing that cannot be installed is refused as it is
             raise CatalogFormatError(f"{self.catalog.location}: release {planned.label} has files that clash when "
                                      f"installed: {clash}")
@@ -325,8 +326,9 @@ class Installer:
         """How to fetch everything ``install`` writes (the current files); the paths are checked
         not to clash before anything is fetched (CatalogFormatError)."""
         plan = self._install_plan(entry, children)
-        self._refuse_too_deep(entry.id, [rel for rel, _, _ in plan])
-        clash = _path_clash([rel for rel, _, _ in plan])
+        paths = [rel for rel, _, _ in plan]
+        self._refuse_too_deep(entry.id, paths)
+        clash = _path_clash(paths)
         if clash:
             raise CatalogFormatError(f"{self.catalog.location}: skill {entry.id} has files that clash when installed: "
                                      f"{clash}")

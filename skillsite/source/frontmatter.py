@@ -362,8 +362,9 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError) -> tuple[Node 
         number, quoted = fixes[0]
         lines[number] = quoted
         bracketed.append(number)
+        composed = "\n".join(lines)
         try:
-            return _compose("\n".join(lines)), "\n".join(lines), sorted(bracketed)
+            return _compose(composed), composed, sorted(bracketed)
         except yaml.YAMLError as exc:
             failure = exc
     return None

@@ -300,7 +300,7 @@ def _target_problem(written: str, is_link: bool, folder: _SkillFolder) -> tuple[
     target = inside_skill_dir(written)
     if target.startswith("/") or _WINDOWS_ABSOLUTE.match(target):
         return "SK305", f"link to absolute path '{written}'; file references must be relative to the skill folder"
-    inside = _back_inside(posixpath.normpath(target), folder)
+    inside = _inside(written, folder)
     if inside == "." or inside.endswith("/."):
         return None
     if inside != posixpath.normpath(target) and folder.holds(inside):
@@ -317,6 +317,12 @@ def _target_problem(written: str, is_link: bool, folder: _SkillFolder) -> tuple[
         return None
     reason = _unpublished(os.path.join(folder.src.dir, inside), str(folder.src.dir))
     return "SK303", f"{'link' if is_link else 'file reference'} '{written}'{_POINTS_TO}{reason}"
+
+
+def _inside(written: str, folder: _SkillFolder) -> str:
+    """The path inside the skill folder a target names (normalised, its placeholder read as the
+    folder, coming back by the folder's name read as staying), or a path leaving it."""
+    return _back_inside(posixpath.normpath(inside_skill_dir(written)), folder)
 
 
 def _back_inside(inside: str, folder: _SkillFolder) -> str:
@@ -429,7 +435,7 @@ def missing_places(src: SourceFile, skill_dirs: frozenset[tuple[str, str]], miss
     folder, places = _SkillFolder(src, skill_dirs), []
     for target, _, line, col in missing:
         if (line, col) in said:
-            inside = _back_inside(posixpath.normpath(inside_skill_dir(target)), folder)  # as _target_problem reads it
+            inside = _inside(target, folder)
             reason = said[line, col].rsplit(_POINTS_TO, 1)[-1]
             places.append((str(src.dir), os.path.join(src.dir, inside), reason))
     return places

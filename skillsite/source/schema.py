@@ -2,7 +2,8 @@
 
 Each schema annotates its keywords with ``x-codes`` (the diagnostic code of a failing
 keyword), ``x-severity`` (when it is not an error) and ``x-message`` (a friendlier text),
-so the rules live in the schema and this module only translates failures.
+so the rules live in the schema and this module only translates failures; ``x-extra`` marks a
+key kept in the manifest's ``extra`` (:func:`extra_keys`).
 """
 from __future__ import annotations
 
@@ -37,6 +38,14 @@ def validator(profile: str) -> Draft202012Validator:
 def known_keys(profile: str) -> frozenset[str]:
     """The top-level frontmatter keys a profile understands."""
     return frozenset(load_schema(f"skill.{profile}.schema.json")["properties"])
+
+
+@lru_cache(maxsize=None)
+def extra_keys(profile: str) -> frozenset[str]:
+    """The known top-level keys the manifest's ``extra`` keeps as written (``x-extra``: another
+    agent's keys, such as Claude Code's ``model``, that the entry has no field for)."""
+    properties = load_schema(f"skill.{profile}.schema.json")["properties"]
+    return frozenset(key for key, rule in properties.items() if rule.get("x-extra"))
 
 
 def type_name(value: Any) -> str:

@@ -13,21 +13,18 @@ from skillsite.agent.triggers import normalise_triggers
 from skillsite.diagnostics import Diagnostic
 from skillsite.models import NOTHING_REQUIRED, ParsedSkill, Requirements, Skill, SourceFile
 from skillsite.source.dependencies import declared_dependencies
-from skillsite.source.schema import known_keys
+from skillsite.source.schema import extra_keys, known_keys
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
 _EXTRA_KEYS = ("argument-hint", "user-invocable")
-#: Claude Code's keys the schema knows (their types checked) and the entry has no field for: kept in
-#: ``extra`` in the order they had there when they were unknown keys.
-_CLAUDE_CODE_KEYS = frozenset({"when_to_use", "arguments", "model", "effort", "context", "agent", "hooks", "paths",
-                               "shell"})
 
 
 def _extra(fm: dict[str, Any]) -> dict[str, Any]:
     """The manifest's ``extra``: the keys a runtime reads that the entry has no field for, and the
-    keys skillsite does not know (SK207), kept as written (artifacts.md)."""
-    unknown = sorted(set(fm) - known_keys("default") | set(fm) & _CLAUDE_CODE_KEYS)
-    return {k: jsonable(fm[k]) for k in (*_EXTRA_KEYS, *unknown) if k in fm}
+    keys skillsite does not know (SK207), kept as written (artifacts.md); another agent's keys the
+    schema knows (``x-extra``) among the unknown ones, in the order they had as unknown keys."""
+    others = sorted(set(fm) - known_keys("default") | set(fm) & extra_keys("default"))
+    return {k: jsonable(fm[k]) for k in (*_EXTRA_KEYS, *others) if k in fm}
 
 
 def jsonable(value: Any) -> Any:

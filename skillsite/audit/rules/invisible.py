@@ -3,7 +3,6 @@ line separators and variation-selector runs (SK601-SK605), found in the text as 
 mixed-script or confusable skill names (SK606); instructions hidden in HTML comments (SK607)."""
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 import unicodedata
@@ -72,10 +71,11 @@ def bidi_controls(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
 _ZERO_WIDTH_RUNS = re.compile(f"[{_ZERO_WIDTH}]{{3,}}")
 
 
-@functools.lru_cache(maxsize=1)  # the text being audited: its matches each ask
-def _runs_of_three(text: str) -> int:
-    """How many runs of three or more zero-width characters ``text`` holds (two told as many)."""
-    return sum(1 for _ in itertools.islice(_ZERO_WIDTH_RUNS.finditer(text), 2))
+def _runs_of_three(doc: Document) -> int:
+    """How many runs of three or more zero-width characters the text holds (two told as many),
+    found once per document: each of its matches asks."""
+    return doc.remember("zero-width runs", lambda: sum(1 for _ in itertools.islice(
+        _ZERO_WIDTH_RUNS.finditer(doc.text), 2)))
 
 
 def _letter(char: str) -> bool:
@@ -94,7 +94,7 @@ def zero_width(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     run, text = match.group(), doc.text
     if match.start() == 0 and run == "\ufeff":
         return None
-    if len(run) >= 3 and not (len(set(run)) == len(run) and _runs_of_three(text) == 1):
+    if len(run) >= 3 and not (len(set(run)) == len(run) and _runs_of_three(doc) == 1):
         return replace(hit, detail=f": a run of {len(run)}", severity="high")
     before = text[match.start() - 1] if match.start() else ""
     after = text[match.end()] if match.end() < len(text) else ""
