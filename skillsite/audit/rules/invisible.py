@@ -14,7 +14,6 @@ from skillsite.audit.hit import Hit
 from skillsite.audit.letters import confusables, styled
 from skillsite.audit.rules import injection
 from skillsite.audit.text import Document
-from skillsite.source.body_code import code_spans, within
 
 #: The characters of SK601-SK605, as the insides of character classes.
 _TAGS = "\U000e0000-\U000e007f"
@@ -346,14 +345,6 @@ _COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint
                              r"begin|end|start|stop|section|generated|auto-?generated|do not edit|lint)", re.IGNORECASE)
 
 
-def _in_code_span(doc: Document, start: int) -> bool:
-    """Whether the position ``start`` of the folded text is inside a code span of its line, as
-    markdown-it reads them (each line's spans found once: a line may hold thousands of openers)."""
-    at = doc.original(start)
-    line, column = doc.position(at)
-    return within(doc.remember(("code spans", line), lambda: code_spans(doc.line_text(at))), column - 1)
-
-
 @rule("SK607", "invisible-text", "high", "instructions hidden in an HTML comment",
       "HTML comments do not show on rendered pages but reach the model: instructions addressed to the "
       "agent there are hidden from the people reviewing the skill.", demotion=SPOKEN,
@@ -361,15 +352,8 @@ def _in_code_span(doc: Document, start: int) -> bool:
       applies=lambda doc: doc.kind in ("skill", "markdown"))
 def hidden_instructions(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """A comment addressed to the agent that asks for an action, or that overrides its
-    instructions or hides something from the user (SK610's and SK611's patterns).  An opener inside
-    a code span (``<!-- SCAN_PATHS:``) is shown, not a comment: the text is judged from the next
-    opener after it, if any (a real comment may follow, which the match runs into)."""
+    instructions or hides something from the user (SK610's and SK611's patterns)."""
     inner = match.group(1)
-    if _in_code_span(doc, match.start()):
-        later = inner.find("<!--")
-        if later < 0:
-            return None
-        inner = inner[later + 4:]
     if len(inner.strip()) < 12 or _COMMENT_BENIGN.search(inner):
         return None
     if _AGENT_DIRECTED.search(inner) and _COMMENT_ACTION.search(inner) or any(
