@@ -11,6 +11,7 @@ from typing import Callable, Iterator
 
 from skillsite.audit.declare import HIDDEN, SPOKEN, Pattern, Rule, SkillMd, check, pattern, rule
 from skillsite.audit.hit import Hit
+from skillsite.audit.inline_code import code_spans, within
 from skillsite.audit.letters import confusables, styled
 from skillsite.audit.rules import injection
 from skillsite.audit.text import Document
@@ -345,6 +346,14 @@ _COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint
                              r"begin|end|start|stop|section|generated|auto-?generated|do not edit|lint)", re.IGNORECASE)
 
 
+def _in_code_span(doc: Document, start: int) -> bool:
+    """Whether the position ``start`` of the folded text is inside a code span of its line, as
+    markdown-it reads them (each line's spans found once: a line may hold thousands of openers)."""
+    at = doc.original(start)
+    line, column = doc.position(at)
+    return within(doc.remember(("code spans", line), lambda: code_spans(doc.line_text(at))), column - 1)
+
+
 @rule("SK607", "invisible-text", "high", "instructions hidden in an HTML comment",
       "HTML comments do not show on rendered pages but reach the model: instructions addressed to the "
       "agent there are hidden from the people reviewing the skill.", demotion=SPOKEN,
@@ -352,8 +361,16 @@ _COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint
       applies=lambda doc: doc.kind in ("skill", "markdown"))
 def hidden_instructions(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """A comment addressed to the agent that asks for an action, or that overrides its
-    instructions or hides something from the user (SK610's and SK611's patterns)."""
-    inner = match.group(1)
+    instructions or hides something from the user (SK610's and SK611's patterns).  An opener inside
+    a code span (``<!-- SCAN_PATHS:``) is shown, not a comment: the text is judged from the next
+    opener after it that no code span holds, if any (a real comment may follow, which the match
+    runs into)."""
+    opener = match.start()
+    while _in_code_span(doc, opener):
+        opener = match.string.find("<!--", opener + 4, match.end(1))
+        if opener < 0:
+            return None
+    inner = match.string[opener + 4:match.end(1)]
     if len(inner.strip()) < 12 or _COMMENT_BENIGN.search(inner):
         return None
     if _AGENT_DIRECTED.search(inner) and _COMMENT_ACTION.search(inner) or any(
