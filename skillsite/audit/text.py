@@ -39,7 +39,12 @@ CODE_SUFFIXES = frozenset({
 CODE_NAMES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gemfile", "vagrantfile"})
 T = TypeVar("T")
 
-_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+#: Where a line's text starts after its indentation, quote and list markers: a fence under or on
+#: a list item (four spaces or more, ``- ```bash``) or in a quote is a fence too.  Read leniently
+#: (markdown-it takes a fence indented four spaces outside a list for an indented code block,
+#: which is an example too).
+_LINE_LEAD = r"^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*"
+_FENCE_OPEN = re.compile(_LINE_LEAD + r"(`{3,}|~{3,})", re.MULTILINE)
 
 
 @dataclass
@@ -284,7 +289,7 @@ def fenced_blocks(text: str) -> list[tuple[int, int]]:
         if opening is None:
             return blocks
         marker = opening.group(1)
-        closing = re.compile(r"^[ \t]{0,3}" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$",
+        closing = re.compile(_LINE_LEAD + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$",
                              re.MULTILINE)
         line_end = text.find("\n", opening.end())
         if line_end < 0:
