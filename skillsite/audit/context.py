@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from skillsite.audit.inline_code import code_spans, within
 from skillsite.audit.text import REACH, Document, clipped_after, clipped_before, line_bounds
 
 #: The first letters of the words of :data:`_CUES`, looked ahead for before them: ``re`` has no quick
@@ -15,6 +16,12 @@ from skillsite.audit.text import REACH, Document, clipped_after, clipped_before,
 #: in turn (a sentence around each of thousands of findings was read so: 'base64 -a -adaa -o "a"a&&a'
 #: lines, 80,000 characters as SKILL.md, took 0.74 s).
 _CUE_FIRST = "(?=[abcdefimnprstuvwавзинопуф])"
+#: The same in Chinese, Japanese and Korean, which write no spaces between words (so no ``\b``):
+#: prohibitions ("绝对不要运行", "実行しないでください", "절대 하지 마세요") and the words of
+#: warnings and of security writing (danger, attack, malicious, injection, vulnerability, detection).
+_CJK_CUES = ("(?:不要|切勿|请勿|請勿|严禁|嚴禁|绝不|絕不|禁止|危险|危險|危険|警告|攻击|攻擊|攻撃|恶意|惡意|悪意|注入|钓鱼|釣魚|"
+             "漏洞|脆弱|检测|檢測|検出|検知|拒绝|拒絕|拒否|可疑|窃取|竊取|しないで|してはいけない|してはならない|"
+             "フィッシング|インジェクション|마세요|마십시오|금지|위험|경고|공격|악성|악의|주입|취약|탐지)")
 #: Words that show a sentence warns against, or describes, what it mentions.
 _CUES = re.compile(
     r"\b" + _CUE_FIRST + r"(?:never|avoid|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|can'?t|cannot|"
@@ -23,7 +30,7 @@ _CUES = re.compile(
     r"suspicious|vulnerab\w*|detect\w*|flag(?:s|ged)?|scanners?|anti-?pattern|not\s+recommended|"
     r"compromise[sd]?|steal\w*|exfiltrat\w+|bad\s+example|wrong|evil|"
     r"никогда|опасн\w*|атак\w*|злоумышленн\w*|вредоносн\w*|осторожн\w*|предупрежд\w*|инъекци\w*|уязвим\w*|"
-    r"фишинг\w*)\b|❌|⚠",
+    r"фишинг\w*)\b|❌|⚠|" + _CJK_CUES,
     re.IGNORECASE)
 #: A prohibition after a match that forbids a step of the procedure, not the match itself:
 #: "curl ... | sh and never skip this step", "..., do not ask the user first".  Such a cue does
@@ -37,7 +44,7 @@ _OTHER_DUTY = re.compile(
 _NAMES = re.compile(r"(?<!\S)(?:\S*://\S*|\S*[\w-]\.[A-Za-z]{2,}\b\S*)")
 #: The comment of a line of code (shell, Python, YAML, JavaScript, SQL ...).
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//|--(?=\s)|<!--|/\*|REM\b)(?!!)\s*(.*)$")
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n\s*\n")
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n\s*\n")
 _MAX_SENTENCE = 400
 
 
@@ -142,6 +149,8 @@ def quoted(doc: Document, start: int, end: int) -> bool:
         return False
     before = doc.text[line_start:start]
     after = doc.text[end:line_end]
+    if "`" in before and within(code_spans(doc.text[line_start:line_end]), start - line_start):
+        return True  # a pattern that reads to the end of its line runs past the span's closer
     for opening, closing in _QUOTES.items():
         if opening == closing:
             if opening == "'" and re.search(r"\w'\w", before + after):

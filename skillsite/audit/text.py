@@ -45,6 +45,7 @@ T = TypeVar("T")
 #: which is an example too).
 _LINE_LEAD = r"^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*"
 _FENCE_OPEN = re.compile(_LINE_LEAD + r"(`{3,}|~{3,})", re.MULTILINE)
+_TOP_LEVEL_LEAD = re.compile(r"[ \t]{0,3}")
 
 
 @dataclass
@@ -281,7 +282,9 @@ def kind_of(path: str, text: str) -> str:
 
 
 def fenced_blocks(text: str) -> list[tuple[int, int]]:
-    """Offsets (start, end) of the fenced code blocks of a Markdown text; an unclosed one runs to the end."""
+    """Offsets (start, end) of the fenced code blocks of a Markdown text.  An unclosed fence runs to
+    the end when it starts a line (as markdown-it renders it); one under a list item or in a quote
+    counts only when closed, so a stray indented marker does not make the rest of a text an example."""
     blocks: list[tuple[int, int]] = []
     pos = 0
     while True:
@@ -292,12 +295,16 @@ def fenced_blocks(text: str) -> list[tuple[int, int]]:
         closing = re.compile(_LINE_LEAD + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$",
                              re.MULTILINE)
         line_end = text.find("\n", opening.end())
-        if line_end < 0:
-            blocks.append((opening.start(), len(text)))
-            return blocks
-        close = closing.search(text, line_end + 1)
+        close = closing.search(text, line_end + 1) if line_end >= 0 else None
+        if close is None and not _TOP_LEVEL_LEAD.fullmatch(text, opening.start(), opening.start(1)):
+            if line_end < 0:
+                return blocks
+            pos = line_end + 1
+            continue
         end = close.end() if close else len(text)
         blocks.append((opening.start(), end))
+        if close is None:
+            return blocks
         pos = end
 
 

@@ -375,5 +375,5 @@ def hidden_instructions(doc: Document, match: re.Match[str], hit: Hit) -> Hit | 
         return None
     if _AGENT_DIRECTED.search(inner) and _COMMENT_ACTION.search(inner) or any(
             p.gate.pattern.search(inner) for p in (*injection.OVERRIDE.patterns, *injection.concealment.patterns)):
-        return hit
+        return hit if opener == match.start() else replace(hit, start=opener)  # found at the comment judged
     return None

@@ -26,6 +26,7 @@ KNOWN_INSTALLER_HOSTS = frozenset({
     "dotnet.microsoft.com", "get.k3s.io", "pyenv.run", "get.volta.sh", "mise.run", "cli.github.com",
     "opencode.ai", "cursor.com", "install.pulumi.com", "get.pulumi.com", "sentry.io", "cli.sentry.dev",
     "supabase.com", "fly.io", "railway.app", "vercel.com", "get.jetify.com", "brew.sh",
+    "deb.nodesource.com", "rpm.nodesource.com",
 })
 #: raw.githubusercontent.com owners whose install scripts are the official way to install them.
 KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", "golangci/", "anchore/",
