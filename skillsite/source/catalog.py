@@ -56,7 +56,7 @@ from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions
 from skillsite.source.schema import schema_diagnostics
 from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_unlisted, is_user_invocable_only, skill_fields,
-                                    skill_name, skill_of_fields, skill_to_json, skill_version)
+                                    skill_name, skill_of_fields, skill_priority, skill_to_json, skill_version)
 from skillsite.source.versioning import canonical_version, version_diagnostics
 from skillsite.workers import parallel_map
 
@@ -158,11 +158,10 @@ class Verdict:
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic], missing: tuple[MissingTarget, ...] = (),
            skills_asked: SkillsAsked = ()) -> Verdict:
         fm = parsed.frontmatter or {}
-        priority = fm.get("priority")
         kept = is_kept(parsed)
         name, description = skill_name(parsed), fm["description"].strip() if kept else ""
         return cls(kept, name, parsed.key_lines.get("name", (1, 1)), tuple(diags),
-                   priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+                   skill_priority(fm),
                    _declared(fm.get("conflicts"), "conflicts", parsed.key_lines),
                    _declared(fm.get("knowledge"), "knowledge", parsed.key_lines),
                    description, not (is_hidden(fm) or is_user_invocable_only(fm)),

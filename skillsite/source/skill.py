@@ -22,9 +22,28 @@ _EXTRA_KEYS = ("argument-hint", "user-invocable")
 def _extra(fm: dict[str, Any]) -> dict[str, Any]:
     """The manifest's ``extra``: the keys a runtime reads that the entry has no field for, and the
     keys skillsite does not know (SK207), kept as written (artifacts.md); another agent's keys the
-    schema knows (``x-extra``) among the unknown ones, in the order they had as unknown keys."""
-    others = sorted(set(fm) - known_keys("default") | set(fm) & extra_keys("default"))
-    return {k: jsonable(fm[k]) for k in (*_EXTRA_KEYS, *others) if k in fm}
+    schema knows (``x-extra``) among the unknown ones, in the order they had as unknown keys; and a
+    priority that is no whole number (SK233: another tool's label, ``CRITICAL``), which the entry's
+    ``priority`` cannot hold."""
+    others = set(fm) - known_keys("default") | set(fm) & extra_keys("default")
+    if "priority" in fm and whole_priority(fm["priority"]) is None:
+        others.add("priority")
+    return {k: jsonable(fm[k]) for k in (*_EXTRA_KEYS, *sorted(others)) if k in fm}
+
+
+def whole_priority(value: Any) -> int | None:
+    """A written priority as skillsite ranks by it: a whole number (``2.0`` is 2, as the schema's
+    ``integer`` reads it); None for anything else (``CRITICAL``, ``true``, ``1.5``: SK233)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return int(value) if isinstance(value, float) and value.is_integer() else None
+
+
+def skill_priority(fm: dict[str, Any]) -> int:
+    """The skill's priority: the whole number written, else 0, as when none is written."""
+    return whole_priority(fm.get("priority")) or 0
 
 
 def jsonable(value: Any) -> Any:
@@ -199,7 +218,6 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
     fm = parsed.frontmatter or {}
     src = parsed.source
     meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
-    priority = fm.get("priority")
     return Skill(
         id=src.id, name=skill_name(parsed), description=fm["description"].strip(), source=src,
         body_line=parsed.body_line, sha256=hashlib.sha256(parsed.raw).hexdigest(), size=len(parsed.raw),
@@ -209,7 +227,7 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(fm.get("allowed-tools")),
         metadata=jsonable(meta), tools=_tools(fm.get("tools")), parameters=_parameters(fm.get("parameters")),
         examples=_examples(fm.get("examples")),
-        priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+        priority=skill_priority(fm),
         hidden=is_hidden(fm), user_invocable_only=is_user_invocable_only(fm), always=_is_true(fm, "always"),
         requirements=_requirements(fm),
         user_invocable=fm.get("user-invocable") is not False,

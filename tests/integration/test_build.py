@@ -327,6 +327,23 @@ def test_unknown_frontmatter_keys_are_kept_in_the_entry_s_extra(tmp_path):
     assert entry["extra"] == {"argument-hint": "[file]", "homepage": "https://x.example", "owner": {"team": "docs"}}
 
 
+def test_a_priority_label_warns_and_the_build_goes_on(tmp_path):
+    """'priority: CRITICAL' (another tool's label, in sickn33/antigravity-awesome-skills' clean-code)
+    was SK208, an error: the build of all 1,000 skills failed without --keep-going.  Now SK233 says it
+    is ignored, the skill is published with priority 0, and the label is in its entry's extra."""
+    write_skill(tmp_path / "src", "clean-code", "name: clean-code\ndescription: Clean code. Use when testing.\n"
+                                               "priority: CRITICAL\n")
+    write_skill(tmp_path / "src", "other")
+    result = run_cli("build", "src", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning SK233 'priority' 'CRITICAL' is not a whole number; ignored" in result.stdout
+    entries = {e["id"]: e for e in json.loads((tmp_path / "out" / "skills.json").read_text("utf-8"))["skills"]}
+    assert set(entries) == {"clean-code", "other"}
+    entry = entries["clean-code"]
+    assert entry["priority"] == 0 and entry["extra"] == {"priority": "CRITICAL"}
+    assert [w["code"] for w in entry["warnings"]] == ["SK233"]
+
+
 def test_a_missing_source_of_the_configuration_is_named_as_the_configuration_s(tmp_path):
     """It was "Invalid value for SOURCES", a command-line argument the user never typed."""
     (tmp_path / "skillsite.yml").write_text("sources: [missing]\n")

@@ -81,10 +81,15 @@ def test_required_keys_and_unknown_keys():
 
 
 def test_types_are_checked_with_the_field_named():
-    diags = schema_diagnostics({"name": "x", "description": "d", "priority": "high", "tags": 3}, "default", "p",
-                               {"priority": (4, 1), "tags": (5, 1)})
+    diags = schema_diagnostics({"name": "x", "description": "d", "always": "high", "tags": 3}, "default", "p",
+                               {"always": (4, 1), "tags": (5, 1)})
     assert sorted((d.code, d.line) for d in diags) == [("SK208", 4), ("SK208", 5)]
-    assert any("'priority' must be an integer, not string" in d.message for d in diags)
+    assert any("'always' must be true or false, not string" in d.message for d in diags)
+    # a priority's x-message says what was written and what becomes of it (SK233, a warning)
+    [label] = schema_diagnostics({"name": "x", "description": "d", "priority": "high"}, "default", "p",
+                                 {"priority": (4, 1)})
+    assert (label.code, label.severity.value, label.line) == ("SK233", "warning", 4)
+    assert label.message.startswith("'priority' 'high' is not a whole number; ignored")
     # a list (one of the forms allowed) with a wrong item names the item, not "not list"
     items = schema_diagnostics({"name": "x", "description": "d", "platforms": ["linux", "beos"]}, "default", "p",
                                {"platforms": (4, 1)})

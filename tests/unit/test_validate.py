@@ -1,6 +1,8 @@
 """Validation: the two profiles, checks beyond the schema, normalised extension keys."""
 from __future__ import annotations
 
+import pytest
+
 from support import write_skill
 from skillsite.source.catalog import read_catalog
 
@@ -53,15 +55,41 @@ def test_extension_keys_are_understood_and_type_checked(tmp_path):
         parameters: {target: {description: where, required: true}}
         """)
     reading = read_catalog([tmp_path])
-    assert diag_codes(reading) == ["SK208"]
+    assert diag_codes(reading, "warning") == ["SK233"] and diag_codes(reading) == ["SK233"]
     bad = reading.diagnostics[0]
-    assert "priority" in bad.message and bad.line == 6
+    assert "'priority' 'high' is not a whole number" in bad.message and bad.line == 6
     skill = reading.skills[0]
     assert skill.tags == ("a", "b") and skill.version == "1.2" and skill.always and skill.priority == 0
+    assert skill.extra == {"priority": "high"}
     assert skill.requirements.bins == ("git",) and skill.requirements.platforms == ("linux", "darwin")
     assert skill.tools == ({"name": "git", "purpose": "vcs", "required": True},
                            {"name": "jq", "purpose": "", "required": False})
     assert skill.parameters == ({"name": "target", "description": "where", "required": True},)
+
+
+@pytest.mark.parametrize("written, shown, kept", [("CRITICAL", "'CRITICAL'", "CRITICAL"), ("true", "true", True),
+                                                  ("1.5", "1.5", 1.5), ("'7'", "'7'", "7"), ("[1]", "[1]", [1])])
+def test_a_priority_that_is_no_whole_number_warns_reads_as_0_and_is_kept_in_extra(tmp_path, written, shown, kept):
+    """sickn33/antigravity-awesome-skills' clean-code says 'priority: CRITICAL' (another tool's
+    label): SK208, an error, failed the build of its 1,000 skills.  Now a warning saying what was
+    written; the skill ranks as one without a priority, and the label is kept in the manifest's extra."""
+    write_skill(tmp_path, "clean-code", f"name: clean-code\ndescription: d\npriority: {written}\nmodel: x\n")
+    reading = read_catalog([tmp_path])
+    assert [(d.code, d.severity.value, d.line) for d in reading.diagnostics] == [("SK233", "warning", 4)]
+    assert reading.diagnostics[0].message == (f"'priority' {shown} is not a whole number; ignored (read as 0, the "
+                                              "default) and kept in the manifest's extra")
+    assert reading.verdicts()[0]["valid"]
+    skill = reading.skills[0]
+    assert skill.priority == 0 and skill.extra == {"model": "x", "priority": kept}
+
+
+@pytest.mark.parametrize("written, priority", [("3", 3), ("-2", -2), ("2.0", 2), ("0", 0)])
+def test_a_whole_number_priority_is_read_without_a_warning(tmp_path, written, priority):
+    """``2.0`` is a whole number to the schema (no warning): it ranks as 2, not as 0."""
+    write_skill(tmp_path, "p", f"name: p\ndescription: d\npriority: {written}\n")
+    reading = read_catalog([tmp_path])
+    assert reading.diagnostics == ()
+    assert reading.skills[0].priority == priority and reading.skills[0].extra == {}
 
 
 def test_visibility_keys(tmp_path):
