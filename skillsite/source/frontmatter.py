@@ -35,6 +35,10 @@ TEXT_KEYS = frozenset({"name", "description", "license", "compatibility", "versi
                        "allowed-tools"})
 TEXT_KEYS |= {"tags[]", "triggers[]", "examples[]", "triggers.keywords[]", "triggers.verbs[]",
               "triggers.patterns[]", "conflicts[]", "knowledge[]", "depends", "depends[]"}
+#: Claude Code's keys it documents as text (``when_to_use`` is appended to the description): as
+#: ``description: yes`` is, ``when_to_use: yes`` is the text written, not YAML 1.1's boolean.
+TEXT_KEYS |= {"when_to_use", "model", "effort", "context", "agent", "shell", "arguments", "arguments[]", "paths",
+              "paths[]"}
 #: Keys whose value is one text that is often written in brackets, unquoted: Claude Code's docs write
 #: ``argument-hint: [message]``, a list in YAML.  A flow list or mapping there is kept as the text written.
 WRITTEN_TEXT_KEYS = frozenset({"argument-hint"})

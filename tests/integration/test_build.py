@@ -344,6 +344,19 @@ def test_a_priority_label_warns_and_the_build_goes_on(tmp_path):
     assert [w["code"] for w in entry["warnings"]] == ["SK233"]
 
 
+def test_when_to_use_yes_is_published_as_the_text_yes(tmp_path):
+    """Claude Code's when_to_use is text (appended to the description): 'when_to_use: yes' was
+    published as true in the entry's extra, and 'effort: on' as true."""
+    write_skill(tmp_path / "src", "cc", "name: cc\ndescription: Answers. Use when testing.\nwhen_to_use: yes\n"
+                                       "effort: on\n")
+    result = run_cli("build", "src", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning SK111 'when_to_use: yes' is a boolean in YAML 1.1; kept as the text 'yes'" in result.stdout
+    [entry] = json.loads((tmp_path / "out" / "skills.json").read_text("utf-8"))["skills"]
+    assert entry["extra"] == {"effort": "on", "when_to_use": "yes"}
+    assert sorted(w["code"] for w in entry["warnings"]) == ["SK111", "SK111"]
+
+
 def test_a_missing_source_of_the_configuration_is_named_as_the_configuration_s(tmp_path):
     """It was "Invalid value for SOURCES", a command-line argument the user never typed."""
     (tmp_path / "skillsite.yml").write_text("sources: [missing]\n")

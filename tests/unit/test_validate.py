@@ -36,8 +36,30 @@ def test_claude_code_keys_are_known_kept_in_extra_and_mistyped_only_warn(tmp_pat
     assert reading.diagnostics == ()
     assert list(reading.skills[0].extra) == ["agent", "arguments", "context", "effort", "hooks", "model", "paths",
                                              "shell", "when_to_use"]
-    write_skill(tmp_path, "cc", "name: cc\ndescription: d\nmodel: 3\nhooks: [x]\n")
+    write_skill(tmp_path, "cc", "name: cc\ndescription: d\nmodel: [3]\nhooks: [x]\n")
     assert diag_codes(read_catalog([tmp_path]), "warning") == ["SK208", "SK208"]
+
+
+@pytest.mark.parametrize("written", ["yes", "no", "on", "off", "true", "1.5", "2024-01-01"])
+def test_claude_code_s_when_to_use_is_the_text_written(tmp_path, written):
+    """'when_to_use: yes' was published as true (and warned 'must be a string, not boolean'):
+    Claude Code appends the text to the description.  As 'description: yes' is, it is kept as
+    written with SK111, whatever YAML 1.1 reads it as."""
+    write_skill(tmp_path, "cc", f"name: cc\ndescription: {written}\nwhen_to_use: {written}\nmodel: {written}\n"
+                                f"arguments: [{written}]\npaths: [{written}]\n")
+    reading = read_catalog([tmp_path])
+    said = [(d.code, d.severity.value, d.line, d.message.split(";")[0]) for d in reading.diagnostics
+            if d.code != "SK016"]   # 'description: true' is no text for npx skills either: about the description
+    assert {d.line for d in reading.diagnostics if d.code == "SK016"} <= {3}
+    kind = said[0][3].split(" is ")[1]
+    assert said == [("SK111", "warning", 3, f"'description: {written}' is {kind}"),
+                    ("SK111", "warning", 4, f"'when_to_use: {written}' is {kind}"),
+                    ("SK111", "warning", 5, f"'model: {written}' is {kind}"),
+                    ("SK111", "warning", 6, f"'arguments[]: {written}' is {kind}"),
+                    ("SK111", "warning", 7, f"'paths[]: {written}' is {kind}")]
+    skill = reading.skills[0]
+    assert skill.description == written
+    assert skill.extra == {"arguments": [written], "model": written, "paths": [written], "when_to_use": written}
 
 
 def test_extension_keys_are_understood_and_type_checked(tmp_path):
