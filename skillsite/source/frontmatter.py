@@ -45,6 +45,11 @@ WRITTEN_TEXT_KEYS = frozenset({"argument-hint"})
 TEXT_PARENTS = frozenset({"metadata"})  # every scalar value directly under these keys is text
 
 _STR_TAG = "tag:yaml.org,2002:str"
+#: Plain values that YAML 1.2's core schema reads as booleans and numbers too: 'true' is a boolean in
+#: every YAML, 'yes' and '2024-01-01' only in YAML 1.1 (which PyYAML reads), and SK111 says which.
+_YAML_12_CORE = re.compile(r"true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|"
+                           r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|"
+                           r"\.(?:nan|NaN|NAN)")
 #: What YAML 1.1 resolves the plain values '=' and '<<' to: in a value they are just text.
 _PLAIN_TEXT_TAGS = frozenset({"tag:yaml.org,2002:value", "tag:yaml.org,2002:merge"})
 _KNOWN_TAGS = frozenset({
@@ -194,7 +199,8 @@ class BoundedBuilder:
             line, col = self._pos(node)
             kind = {bool: "a boolean", int: "an integer", float: "a number", bytes: "binary data"}.get(
                 type(value), "a date")
-            self.diags.append(make("SK111", f"'{key_path}: {node.value}' is {kind} in YAML 1.1; kept as the "
+            version = "YAML" if _YAML_12_CORE.fullmatch(node.value) else "YAML 1.1"
+            self.diags.append(make("SK111", f"'{key_path}: {node.value}' is {kind} in {version}; kept as the "
                                             f"text '{node.value}' (quote it to silence this)", self.path, line, col))
             return node.value
         if isinstance(value, (bytes, bytearray)):

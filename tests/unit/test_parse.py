@@ -140,6 +140,16 @@ def test_yaml_11_coercions_are_turned_back_into_text():
     assert [d.line for d in p.diagnostics] == [2, 4, 6, 7]
 
 
+
+def test_sk111_says_yaml_1_1_only_of_what_yaml_1_2_reads_as_text():
+    """'true' and '42' are a boolean and an integer in every YAML; 'on' and a date only in YAML 1.1."""
+    p = parse("---\nname: demo\ndescription: d\nmetadata:\n  portable: true\n  build: 42\n  sync: on\n"
+              "  day: 2024-01-05\n---\n")
+    said = [d.message.split(";")[0] for d in p.diagnostics]
+    assert said == ["'metadata.portable: true' is a boolean in YAML", "'metadata.build: 42' is an integer in YAML",
+                    "'metadata.sync: on' is a boolean in YAML 1.1", "'metadata.day: 2024-01-05' is a date in YAML 1.1"]
+
+
 @pytest.mark.parametrize("hint, kind", [("[message]", "a list"), ("{file}", "a mapping"),
                                         ("[a, [b, c]]", "a list"), ("[pr-number] [priority]", "not valid YAML"),
                                         ("[add|remove|list] [tagId] # x", "not valid YAML")])
