@@ -37,7 +37,7 @@ from skillsite.source.dependencies import NO_ALIASES, Aliases
 from skillsite.publish.state import BuildState, Inputs, save_state
 from skillsite.publish.wellknown import discovery_index, skipped_by_installers
 from skillsite.source.catalog import read_catalog
-from skillsite.source.copies import COPY_CODE, CopySettings
+from skillsite.source.copies import COPY_CODE, CopySettings, name_claim_order, source_places
 from skillsite.source.discover import Discovery
 from skillsite.source.releases import SkillReleases, read_releases
 from skillsite.workers import Workers
@@ -229,8 +229,9 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
         with stage("skills"):
             versions_of = {skill_id: r.versions for skill_id, r in releases.items()}
             groups = published_groups(copies, (s.id for s in skills))
+            claims = _name_claims(plan, skills)
             publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache,
-                                                          audit_listings, group_map(groups), aliases)
+                                                          audit_listings, group_map(groups), aliases, claims)
             versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache, audits,
                                          groups)
         with stage("manifest"):
@@ -238,7 +239,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                          lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes(), cache)
             discovery, index_diags, discovered = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills},
-                                                     strictly_refused(skills), publication.listings)
+                                                     strictly_refused(skills), publication.listings, claims)
             audit_diags = apply_audits(publication.entries, audits, config,
                                        {s.id: s.source.display_path for s in skills}, cache.resident)
             audit_diags += [d for s in skills if s.id in versions for version, found in versions[s.id].findings.items()
@@ -362,21 +363,30 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
     return versions
 
 
+def _name_claims(plan: BuildPlan, skills: Sequence[Skill]) -> list[int]:
+    """The skills' positions in the order they take a name two of them use in the discovery
+    indexes (:func:`~skillsite.source.copies.name_claim_order`: as a group's canonical member is
+    chosen, by source order, priority, then ``copies.prefer``)."""
+    places = source_places(plan.sources, (s.source.root for s in skills))
+    return name_claim_order([(s.id, places[s.source.root], s.priority) for s in skills],
+                            CopySettings.of(plan.config.copies).prefer)
+
+
 def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, list[str]], staging: Staging,
                     mtime: int, cache: Cache, audit_listings: Mapping[str, str],
-                    copies: Mapping[str, tuple[str, int]], aliases: Mapping[str, str]
+                    copies: Mapping[str, tuple[str, int]], aliases: Mapping[str, str], claims: Sequence[int]
                     ) -> tuple[Publication, dict[str, Any], dict[str, tuple[dict[str, Any], ...]]]:
     """Every skill published on every core, and the search indexes made and written beside them
     (unless the output holds them as the cache describes them: they depend on the skills'
     frontmatter only); then every skill audited (unless the cache holds its findings: they
-    depend on its files only).  ``aliases``: see :func:`_publish`."""
+    depend on its files only).  ``aliases``: see :func:`_publish`; ``claims``: :func:`_name_claims`."""
     knowledge = read_knowledge(skills, plan.knowledge_dir)
     knowledge.write(staging)
     key = search_key(search_digests(skills, copies, cache.resident), plan.config.shard_above)
     search = keep_search(staging, cache.get(Section.SEARCH, key))
     staging.take_journal()  # placed here, not by a worker: nothing for the workers to report
     job, bodies = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
-                                     releases, copies, aliases, knowledge.links)
+                                     releases, copies, aliases, knowledge.links, claims)
     with Workers(plan.jobs, job, pieces=len(skills)) as workers:
         searching = workers.submit(publish_search, key) if search is None else None
         publication = collect(job, bodies, publish_all(job, bodies, workers, cache), cache)

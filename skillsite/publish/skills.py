@@ -68,6 +68,7 @@ class SkillPublishing:
     aliases: Mapping[str, str] = field(default_factory=dict)  # a name only copies share -> the copy it stands for
     # skill id -> its body's links to the shared knowledge documents it publishes -> their paths
     knowledge_links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    claims: Sequence[int] | None = None  # the skills' positions in the order they take a name (None: theirs)
     # the catalog's relations hold only the skills that have some (most have none): what a build
     # makes of them grows with what skills declare, not with the catalog
     children: dict[str, list[str]] = field(init=False)   # skill id -> its published sub-skills
@@ -81,7 +82,7 @@ class SkillPublishing:
     def __post_init__(self) -> None:
         self.reserved = reserved_names(is_paged(len(self.skills), self.config))
         self.children = children_of(self.skills)
-        self.archive_names = archive_owners(self.skills, self.copies)
+        self.archive_names = archive_owners(self.skills, self.copies, self.claims)
         self.by_id = {s.id: s for s in self.skills}
         self.commands = slash_commands(self.skills)
         declared = {s.id: s.conflicts for s in self.skills if s.conflicts}
@@ -200,20 +201,23 @@ def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
     return children
 
 
-def archive_owners(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]] | None = None) -> list[str | None]:
+def archive_owners(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]] | None = None,
+                   claims: Sequence[int] | None = None) -> list[str | None]:
     """Per skill, the name of the discovery archive it would own: installers accept only
-    specification names, and the first skill with a name takes it, but a copy of another skill
-    (``copies``: a member's canonical one and group size), which the discovery index lists as that
-    one, and a skill installers skip (SK016), which it does not list."""
+    specification names, and the first skill with a name in ``claims`` order (the skills'
+    positions, as :func:`~skillsite.publish.wellknown.discovery_index` reads them; None: theirs)
+    takes it, but a copy of another skill (``copies``: a member's canonical one and group size),
+    which the discovery index lists as that one, and a skill installers skip (SK016), which it
+    does not list."""
     names: set[str] = set()
-    owned: list[str | None] = []
-    for skill in skills:
+    owned: list[str | None] = [None] * len(skills)
+    for at in claims if claims is not None else range(len(skills)):
+        skill = skills[at]
         copy = copies is not None and copies.get(skill.id, (skill.id, 1))[0] != skill.id
         taken = listable(skill.name, skill.description) and not copy and not skipped_by_installers(skill.diagnostics)
-        name = skill.name if taken else None
-        owned.append(name if name is not None and name not in names else None)
-        if name is not None:
-            names.add(name)
+        if taken and skill.name not in names:
+            owned[at] = skill.name
+            names.add(skill.name)
     return owned
 
 
@@ -665,19 +669,20 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
                     cache: Cache, knowledge: dict[str, list[dict[str, Any]]],
                     releases: Mapping[str, Sequence[str]] | None = None,
                     copies: Mapping[str, tuple[str, int]] | None = None, aliases: Aliases = NO_ALIASES,
-                    knowledge_links: Mapping[str, Mapping[str, str]] | None = None
-                    ) -> tuple[SkillPublishing, BodyKeys]:
+                    knowledge_links: Mapping[str, Mapping[str, str]] | None = None,
+                    claims: Sequence[int] | None = None) -> tuple[SkillPublishing, BodyKeys]:
     """What publishing the skills needs (the bodies and file hashes the cache holds), and each
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`.
     ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
     current versions only); ``copies``: each copy's canonical member and group size (search shows a group once);
     ``aliases``: the names only copies share, each -> the copy dependencies on it need;
-    ``knowledge_links``: each skill's links to its shared knowledge documents (:class:`Knowledge`)."""
+    ``knowledge_links``: each skill's links to its shared knowledge documents (:class:`Knowledge`);
+    ``claims``: the skills' positions in the order they take a name two of them use (:func:`archive_owners`)."""
     targets = _link_targets(skills, reserved_names(is_paged(len(skills), config)), cache.resident)
     bodies = body_keys(skills, targets, knowledge_links or {}, cache)
     rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, bodies.keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
-                          copies or {}, aliases, knowledge_links or {})
+                          copies or {}, aliases, knowledge_links or {}, claims)
     return job, bodies
 
 

@@ -186,31 +186,31 @@ class DiscoveryIndexes:
 
 
 def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], shown: dict[str, str],
-                    refused: frozenset[str] = frozenset(), listings: Sequence[EntryListing | None] = ()
-                    ) -> tuple[DiscoveryIndexes, list[Diagnostic], frozenset[str]]:
+                    refused: frozenset[str] = frozenset(), listings: Sequence[EntryListing | None] = (),
+                    claims: Sequence[int] | None = None) -> tuple[DiscoveryIndexes, list[Diagnostic], frozenset[str]]:
     """The discovery indexes of the published ``entries`` (``archives``: site path -> sha256 of each
     archive made; ``shown``: each skill's SKILL.md path as diagnostics show it; ``refused``: the
     ids of skills whose SKILL.md installers skip, which SK016 named), the notes on skills it
     cannot list (a name listed already: SK212, a path too long for tar: SK010, a file the legacy
     index cannot offer: SK014), and the ids of the skills it lists (``npx skills add --skill NAME``
-    installs those, and only those, by their names).  The v0.1 index lists, under each name the
-    v0.2 index lists, the first entry of that name that is no copy and no refused one (unless it
-    has a file a v0.1 reader cannot fetch).  ``listings``: each entry's :class:`EntryListing` as
-    its publication holds it (None, or none given: made here), its row taken when it names the
-    archive listed under its name: only a changed skill's rows are encoded."""
-    rows: list[str] = []
-    listed_ids: set[str] = set()
+    installs those, and only those, by their names).  Under each name, the first entry in
+    ``claims`` order (their positions, :func:`~skillsite.source.copies.name_claim_order`; None:
+    theirs) that is no copy and no refused one takes it, in both indexes (the v0.1 one leaves it
+    out when it has a file a v0.1 reader cannot fetch); the rows are in the entries' order.
+    ``listings``: each entry's :class:`EntryListing` as its publication holds it (None, or none
+    given: made here), its row taken when it names the archive listed under its name: only a
+    changed skill's rows are encoded."""
+    made = list(itertools.islice(itertools.chain(listings, itertools.repeat(None)), len(entries)))
+    listed: dict[int, EntryListing] = {}          # the listed entries' listings, by position
     diags: list[Diagnostic] = []
     names: set[str] = set()                       # the names the v0.2 index has taken
-    listed_names: list[str] = []                  # those it lists, in its order
-    first: dict[str, EntryListing] = {}           # each name's first listable entry that is no copy
-    for entry, made in itertools.zip_longest(entries, listings[:len(entries)]):
+    for at in claims if claims is not None else range(len(entries)):
+        entry = entries[at]
         if entry.visibility.copy_of is not None:  # a copy of another skill is listed as that one
             continue
-        listing = made if made is not None else EntryListing.of(entry, _archive(entry, archives))
+        listing = made[at] if made[at] is not None else EntryListing.of(entry, _archive(entry, archives))
         if not listing.listable or entry.id in refused:
             continue
-        first.setdefault(entry.name, listing)
         if entry.name in names:
             diags.append(make("SK212", f"name '{entry.name}' is already in the discovery index; skill "
                                        f"'{entry.id}' is not listed there", shown[entry.id],
@@ -222,20 +222,28 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
                                        "(USTAR: 100 bytes, or 255 split at a '/'); skill not listed in the discovery "
                                        "index", shown[entry.id]))
             continue
-        archive = _archive(entry, archives)
-        if listing.archive != archive:  # its row names another archive (made under a name it did not own)
-            listing = EntryListing.of(entry, archive)
-        listed_ids.add(entry.id)
-        listed_names.append(entry.name)
-        rows.append(listing.row)
+        listed[at] = listing
         if listing.unfetchable is not None:
             file, part = listing.unfetchable, _unfetchable_part(listing.unfetchable)
             diags.append(make("SK014", f"bundled file '{file}' {part}, which older installers cannot fetch: skill "
                                        "listed in .well-known/agent-skills only, not in the legacy .well-known/skills "
                                        "index", shown[entry.id]))
-    legacy = [first[name].legacy for name in listed_names if first[name].unfetchable is None]
-    return (DiscoveryIndexes(rows, [row for row, _ in legacy], [copy for _, copies in legacy for copy in copies]),
-            diags, frozenset(listed_ids))
+    return _indexes(entries, archives, listed), diags, frozenset(entries[at].id for at in listed)
+
+
+def _indexes(entries: Sequence[ManifestEntry], archives: dict[str, str], listed: dict[int, EntryListing]
+             ) -> DiscoveryIndexes:
+    """The indexes listing the entries at the positions of ``listed`` (with their listings), in
+    the entries' order; a row naming another archive than the one listed under its name (made
+    under a name it did not own) made again."""
+    rows: list[str] = []
+    legacy: list[tuple[str, tuple[LegacyCopy, ...]]] = []
+    for at in sorted(listed):
+        listing, archive = listed[at], _archive(entries[at], archives)
+        rows.append(listing.row if listing.archive == archive else EntryListing.of(entries[at], archive).row)
+        if listing.unfetchable is None:
+            legacy.append(listing.legacy)
+    return DiscoveryIndexes(rows, [row for row, _ in legacy], [copy for _, copies in legacy for copy in copies])
 
 
 def _archive(entry: ManifestEntry, archives: dict[str, str]) -> str | None:

@@ -42,7 +42,7 @@ from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics
                                      trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, implicit_invocation_allowed, read_codex_file
 from skillsite.source.copies import (COPY_CODE, Candidate, Comparisons, CopySettings, Fingerprint, copy_message,
-                                     fingerprint, group_copies)
+                                     fingerprint, group_copies, source_places)
 from skillsite.source.dependencies import (Dependent, copy_aliases, current_releases, declared_dependencies,
                                            needing_erring, resolve_dependencies, syntax_diagnostics)
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
@@ -516,8 +516,7 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
     (:func:`standing_first`); fixing it regroups nothing.  The pairs compared are kept for the next
     build, and so is the grouping (:mod:`skillsite.source.kept_grouping`): in the cache, and among
     its resident objects in a long-running process."""
-    order = {os.path.abspath(root): n for n, root in enumerate(roots)}
-    places = {root: order.get(os.path.abspath(root), len(order)) for root in {src.root for _, src, _ in kept}}
+    places = source_places(roots, (src.root for _, src, _ in kept))
     resident = cache.resident if cache is not None and settings.group else None
     candidates = [kept_or_made(resident, CANDIDATE, src.id, v, (places[src.root],), lambda src=src, v=v:
                                Candidate(src.id, v.fingerprint, places[src.root], v.priority, v.offered, v.listed))

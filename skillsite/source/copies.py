@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+import os
 import random
 import re
 import unicodedata
@@ -33,6 +34,7 @@ import zlib
 from array import array
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 #: Where a copy lives, best first: the default of ``copies.prefer`` in ``skillsite.yml``.
@@ -386,6 +388,23 @@ def canonical_order(skill_id: str, source: int, priority: int, prefer: Sequence[
     list, which would take the group out of the site's lists), source order, priority (higher
     first), where it lives (:func:`folder_rank`), the shortest id, then the id."""
     return (not offered, not listed, source, -priority, folder_rank(skill_id, prefer), len(skill_id), skill_id)
+
+
+def source_places(roots: Sequence[Path | str], held: Iterable[Path]) -> dict[Path, int]:
+    """Each root of ``held`` (the roots skills were found under) to its place in ``roots`` (the
+    sources, in order; one not among them after all of them): the source order of
+    :func:`canonical_order`."""
+    order = {os.path.abspath(root): n for n, root in enumerate(roots)}
+    return {root: order.get(os.path.abspath(root), len(order)) for root in set(held)}
+
+
+def name_claim_order(skills: Sequence[tuple[str, int, int]], prefer: Sequence[str] = DEFAULT_PREFER) -> list[int]:
+    """The positions of ``skills`` (each its id, source order and priority) in the order they take
+    a name two of them use (SK212: the discovery indexes list one skill under each name): the
+    order of a group's canonical member (:func:`canonical_order`), ``skills/`` before a variant in
+    ``.claude/skills/`` or a plugin.  Visibility aside: two skills of one name are two skills, each
+    listed as itself, and installers install a skill hidden from models all the same."""
+    return sorted(range(len(skills)), key=lambda i: canonical_order(*skills[i], prefer))
 
 
 #: What is said of a copy published beside the member standing for its group (info).

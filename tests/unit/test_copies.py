@@ -8,7 +8,7 @@ from skillsite.config_sections import copies_problem
 from skillsite.source import copies as copies_module
 from skillsite.source.copies import (Candidate, Comparisons, CopySettings, canonical_order, find_groups, fingerprint,
                                      folded_name, folder_rank, group_copies, line_changes, line_similarity,
-                                     normalised_lines, pair_key, same_name)
+                                     name_claim_order, normalised_lines, pair_key, same_name)
 from skillsite.source.catalog import read_catalog
 from support import write_skill
 
@@ -214,6 +214,17 @@ def test_the_canonical_member_by_source_priority_folder_then_shortest_id() -> No
     assert group_copies(candidates, claude_first)[0][0] == "mirror/.claude/skills/x"
     assert group_copies(candidates, CopySettings(group=False)) == []
     assert canonical_order("a/skills/x", 0, 2) < canonical_order("a/skills/x", 0, 1)
+
+
+def test_a_name_two_skills_use_goes_as_a_canonical_member_is_chosen() -> None:
+    """The discovery indexes' order for SK212 (two different skills of one name) is
+    :func:`canonical_order`'s: skills/ before .claude/skills/ and a plugin's longer id, whatever
+    the ids' sort order; an earlier source and a higher priority first."""
+    skills = [(".claude/skills/foo", 0, 0), ("plugins/x/skills/foo", 0, 0), ("skills/foo", 0, 0)]
+    assert name_claim_order(skills) == [2, 1, 0]
+    assert name_claim_order(skills, (".claude/skills/", "skills/")) == [0, 2, 1]
+    assert name_claim_order([("skills/foo", 1, 0), (".claude/skills/foo", 0, 0)]) == [1, 0]
+    assert name_claim_order([("skills/foo", 0, 0), (".claude/skills/foo", 0, 3)]) == [1, 0]
 
 
 def test_a_member_offered_to_models_stands_for_its_group_before_a_hidden_one() -> None:

@@ -1,0 +1,108 @@
+"""Two skills of one name that are not copies of each other (SK212): the discovery indexes list
+the one a group of copies would make canonical (source order, priority, then ``skills/`` before
+``.claude/skills/`` before other tool folders, then the shortest id), not the first by id.
+A repository keeping ``skills/foo`` and a variant in ``.claude/skills/foo`` and in
+``plugins/x/skills/foo`` got the plugin's variant (``.claude`` and ``plugins`` sort first)."""
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+from skillsite.config import SiteConfig
+from skillsite.publish.build import build
+from skillsite.publish.resident import Resident
+from support import tree_bytes, write_skill
+
+#: Three different skills named foo (no two of them copies): the main one bundles a file.
+VARIANTS = {
+    "skills/foo": ("Formats foo files carefully for the whole team. Use when formatting foo.",
+                   "# Foo\n\nThe main one, with its own words about formatting things; see notes.md.\n"),
+    ".claude/skills/foo": ("A variant that lints bar files quickly. Use when linting bar.",
+                           "# Foo variant\n\nSomething else entirely, different text here about linting.\n"),
+    "plugins/x/skills/foo": ("Another variant that packs baz. Use when packing baz.",
+                             "# Foo plugin\n\nYet another body about packing baz things up.\n"),
+}
+
+
+def write_variants(src: Path, places: tuple[str, ...] = tuple(VARIANTS), priority: dict[str, int] | None = None
+                   ) -> None:
+    """The variants at ``places``; ``skills/foo`` with a bundled ``notes.md``."""
+    for place in places:
+        description, body = VARIANTS[place]
+        extra = f"priority: {priority[place]}\n" if priority and place in priority else ""
+        folder = write_skill(src, place, f"name: foo\ndescription: {description}\n{extra}", body=body)
+        if place == "skills/foo":
+            (folder / "notes.md").write_text("The main one's notes.\n", encoding="utf-8")
+
+
+def indexed(out: Path) -> tuple[list[dict], list[dict]]:
+    """The v0.2 index's rows and the v0.1 index's."""
+    v02 = json.loads((out / ".well-known/agent-skills/index.json").read_text("utf-8"))["skills"]
+    v01 = json.loads((out / ".well-known/skills/index.json").read_text("utf-8"))["skills"]
+    return v02, v01
+
+
+def not_listed(result, src: Path) -> list[str]:
+    """The skills the build said the discovery index does not list, by folder."""
+    return sorted(Path(d.path).parent.relative_to(src).as_posix() for d in result.diagnostics
+                  if d.code == "SK212" and "already in the discovery index" in d.message)
+
+
+def test_the_main_skills_folder_keeps_the_name_over_its_variants(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "site"
+    write_variants(src)
+    result = build([src], out, SiteConfig(), cache_dir=tmp_path / "cache")
+    assert result.ok
+    v02, v01 = indexed(out)
+    main = VARIANTS["skills/foo"][0]
+    assert [(row["name"], row["type"], row["description"]) for row in v02] == [("foo", "archive", main)]
+    assert [(row["description"], sorted(row["files"])) for row in v01] == [(main, ["SKILL.md", "notes.md"])]
+    with tarfile.open(out / ".well-known/agent-skills/archives/foo.tar.gz") as archive:
+        assert sorted(archive.getnames()) == ["SKILL.md", "notes.md"]
+        assert archive.extractfile("SKILL.md").read() == (src / "skills/foo/SKILL.md").read_bytes()
+    assert (out / ".well-known/skills/foo/SKILL.md").read_bytes() == (src / "skills/foo/SKILL.md").read_bytes()
+    assert not_listed(result, src) == [".claude/skills/foo", "plugins/x/skills/foo"]
+
+
+def test_priority_then_source_order_come_before_the_folder(tmp_path: Path) -> None:
+    """A higher priority takes the name from skills/; an earlier source takes it from a higher priority."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    write_variants(src, priority={".claude/skills/foo": 5})
+    result = build([src], out, SiteConfig())
+    assert result.ok and not_listed(result, src) == ["plugins/x/skills/foo", "skills/foo"]
+    assert [row["description"] for row in indexed(out)[0]] == [VARIANTS[".claude/skills/foo"][0]]
+    first, second = tmp_path / "first", tmp_path / "second"
+    write_variants(first, ("plugins/x/skills/foo",))
+    write_variants(second, ("skills/foo", ".claude/skills/foo"), priority={".claude/skills/foo": 5})
+    assert build([first, second], out, SiteConfig()).ok
+    assert [row["description"] for row in indexed(out)[0]] == [VARIANTS["plugins/x/skills/foo"][0]]
+
+
+def test_copies_prefer_orders_the_folders(tmp_path: Path) -> None:
+    """``copies.prefer`` putting .claude/skills/ first gives it the name."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    write_variants(src)
+    config = SiteConfig(copies={"prefer": [".claude/skills/", "skills/"]})
+    assert build([src], out, config).ok
+    assert [row["description"] for row in indexed(out)[0]] == [VARIANTS[".claude/skills/foo"][0]]
+
+
+def test_a_rebuild_that_moves_the_name_equals_a_cold_build(tmp_path: Path) -> None:
+    """The variants alone, then skills/foo added: rebuilt from the cache and inside one process
+    (as ``serve`` does), skills/foo takes the name and its archive, byte for byte as a cold build."""
+    src, out, cold = tmp_path / "src", tmp_path / "site", tmp_path / "cold"
+    write_variants(src, (".claude/skills/foo", "plugins/x/skills/foo"))
+    resident = Resident()
+    assert build([src], out, SiteConfig(), cache_dir=tmp_path / "cache", resident=resident).ok
+    assert [row["type"] for row in indexed(out)[0]] == ["skill-md"]
+    write_variants(src, ("skills/foo",))
+    resident.saw([str((src / path).resolve()) for path in ("skills", "skills/foo", "skills/foo/SKILL.md",
+                                                          "skills/foo/notes.md")])
+    assert build([src], out, SiteConfig(), cache_dir=tmp_path / "cache", resident=resident).ok
+    assert [row["type"] for row in indexed(out)[0]] == ["archive"]
+    assert build([src], cold, SiteConfig()).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+    again = tmp_path / "again"
+    assert build([src], again, SiteConfig(), cache_dir=tmp_path / "cache").ok
+    assert tree_bytes(again) == tree_bytes(cold)
