@@ -300,6 +300,14 @@ class Catalog:
         """
         return self._search.search(query, k, tags, for_model, copies)
 
+    def search_withheld(self, query: str, k: int = 5, tags: Sequence[str] | None = None, *,
+                        copies: bool = False) -> list[str]:
+        """The audit risks of the skills :meth:`search` leaves out as above ``max_risk`` among the
+        ``k`` best matches for ``query`` at any risk, best first (none when ``max_risk`` is
+        ``high``): what a caller tells its user was withheld, and which ``max_risk`` would show
+        it.  Neither their ids nor their text are given: they stay unusable."""
+        return self._search.withheld(query, k, tags, copies)
+
     # -- content
 
     def verified_file(self, url: str, sha256: str, what: str) -> bytes:

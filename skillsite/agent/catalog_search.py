@@ -42,6 +42,19 @@ class CatalogSearch:
         of strings (the caller's mistake), IntegrityError when a file of the index is not the one
         published, CatalogFormatError when the index is unusable, TrustError once the signed
         metadata expired (a small catalog's index is in its skills.json, read before)."""
+        return [result for result, _ in self._rated(query, k, tags, for_model, copies, self.catalog.max_risk)]
+
+    def withheld(self, query: str, k: int, tags: Sequence[str] | None, copies: bool) -> list[str]:
+        """What :meth:`skillsite.loader.Catalog.search_withheld` returns: the audit risks of the
+        ``k`` best matches at any risk that the catalog's ``max_risk`` leaves out, best first."""
+        if self.catalog.max_risk == RISKS[-1]:
+            return []
+        rated = self._rated(query, k, tags, False, copies, RISKS[-1])
+        return [risk for _, risk in rated if above(risk, self.catalog.max_risk)]
+
+    def _rated(self, query: str, k: int, tags: Sequence[str] | None, for_model: bool, copies: bool,
+               max_risk: str) -> list[tuple[SearchResult, str]]:
+        """:meth:`search`'s results, each with its audit risk, of the skills rated at most ``max_risk``."""
         if tags is not None and (isinstance(tags, str) or not all(isinstance(tag, str) for tag in tags)):
             raise TypeError("tags must be a list of strings")
         self.catalog.still_signed()
@@ -50,20 +63,20 @@ class CatalogSearch:
             return []
         section = self.catalog.manifest.get("search")
         if isinstance(section, dict) and "sharded" in section:
-            return self._shards(section, query, k, tags, for_model, copies)
+            return self._shards(section, query, k, tags, for_model, copies, max_risk)
         try:
-            return self._whole(query, k, tags, for_model, copies)
+            return self._whole(query, k, tags, for_model, copies, max_risk)
         except UNUSABLE as exc:
             raise CatalogFormatError(f"{self.catalog.location}: unusable search index ({exc})") from None
 
     def _whole(self, query: str, k: int, tags: Sequence[str] | None, for_model: bool,
-               copies: bool) -> list[SearchResult]:
+               copies: bool, max_risk: str) -> list[tuple[SearchResult, str]]:
         """Search the index ``skills.json`` holds (read on first use)."""
         if not isinstance(self.index, SearchIndex):
             self.index = SearchIndex.from_manifest({**self.catalog.manifest, "skills": self.catalog.skills})
         index = self.index
         entries = {e.id: e for e in self.catalog._source.well_formed()}
-        withheld = frozenset(i for i, e in entries.items() if above(e.risk, self.catalog.max_risk)
+        withheld = frozenset(i for i, e in entries.items() if above(e.risk, max_risk)
                              or for_model and not offered_to_model(e, copies_too=True))
         copy_of = {i: e.visibility.copy_of for i, e in entries.items() if e.visibility.copy_of}
         if copies:  # on a tie, a copy right after its canonical member, as the catalog page lists them
@@ -76,11 +89,11 @@ class CatalogSearch:
                 return sid not in withheld and not (for_model and sid in copy_of)
 
             hits = one_per_group(ranked, copy_of, allowed, k)
-        return [SearchResult(sid, *self.catalog._source.summary(sid), float(score), group_size(entries.get(sid)))
-                for sid, score in hits]
+        return [(SearchResult(sid, *self.catalog._source.summary(sid), float(score), group_size(entries.get(sid))),
+                 entries[sid].risk if sid in entries else RISKS[0]) for sid, score in hits]
 
     def _shards(self, section: dict[str, Any], query: str, k: int, tags: Sequence[str] | None,
-                for_model: bool, copies: bool) -> list[SearchResult]:
+                for_model: bool, copies: bool, max_risk: str) -> list[tuple[SearchResult, str]]:
         """Search a sharded index: its meta file once, then only the chunks of the query's words
         and the cards of its results; cards say what to leave out.  When every fetch must be
         pinned, each of those files is verified too (IntegrityError)."""
@@ -88,7 +101,7 @@ class CatalogSearch:
 
         def keep(card: Card) -> bool:
             offered = card.offered and (copies or card.copy_of < 0)  # a card's "offered" leaves copies aside
-            return card.risk in RISKS and not above(card.risk, catalog.max_risk) and (offered or not for_model)
+            return card.risk in RISKS and not above(card.risk, max_risk) and (offered or not for_model)
         try:
             if not isinstance(self.index, ShardedIndex) or self.index.pinned != catalog._pin_all_fetches:
                 self.index = ShardedIndex.open(section, catalog._files.search_files(), pinned=catalog._pin_all_fetches)
@@ -97,4 +110,5 @@ class CatalogSearch:
             raise catalog._files.mismatch(f"{catalog.location}: {exc}", exc.expected, exc.actual) from None
         except UNUSABLE as exc:
             raise CatalogFormatError(f"{catalog.location}: unusable search index ({exc})") from None
-        return [SearchResult(card.id, card.name, card.description, float(score), card.copies) for card, score in hits]
+        return [(SearchResult(card.id, card.name, card.description, float(score), card.copies), card.risk)
+                for card, score in hits]

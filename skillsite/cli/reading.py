@@ -148,23 +148,43 @@ def loader_error_text(exc: Exception) -> str:
 def search(query: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], k: int,
            tags: tuple[str, ...], as_json: bool, all_copies: bool) -> None:
     """Search a built catalog for QUERY; best matches first (ranked exactly as skillsite.loader ranks)."""
-    from skillsite.loader import LoaderError, one_line
+    from skillsite.loader import LoaderError
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     try:
         results = catalog.search(query, k=k, tags=list(tags) or None, copies=all_copies)
+        withheld = catalog.search_withheld(query, k=k, tags=list(tags) or None, copies=all_copies)
     except LoaderError as exc:
         fail(loader_error_text(exc), EXIT_CATALOG)
     if as_json:
         click.echo(json_output([result_json(r) for r in results]))
-        return
+    else:
+        print_results(query, results)
+    if withheld:  # on stderr: stdout stays the results (and --json's list)
+        click.echo(f"skillsite: {withheld_text(withheld, k, catalog.max_risk)}", err=True)
+
+
+def print_results(query: str, results) -> None:
+    """Search results as ``skillsite search`` prints them without ``--json``."""
+    from skillsite.loader import one_line
+
     if not results:
         click.echo(f"No skills match {query!r}.", err=True)
-        return
     for rank, r in enumerate(results, 1):
         copies = f"  ({r.copies} copies)" if r.copies > 1 else ""
         click.echo(printable(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}{copies}") + "\n    "
                    + printable(one_line(r.description, 100)))
+
+
+def withheld_text(risks: list[str], k: int, max_risk: str) -> str:
+    """What ``skillsite search`` says on stderr of the ``risks`` of the best ``k`` matches it left
+    out as above ``max_risk`` (as a RiskError names the flag that would let them through)."""
+    from skillsite.agent.catalog_format import RISKS
+
+    highest = max(risks, key=RISKS.index)
+    verb, them = ("is", "it") if len(risks) == 1 else ("are", "them")
+    return (f"{len(risks)} of the {k} best matches at any risk {verb} rated above --max-risk {max_risk} by the "
+            f"catalog's audit and left out; pass --max-risk {highest} to see {them}")
 
 
 def result_json(result) -> dict:
