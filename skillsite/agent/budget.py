@@ -2,13 +2,15 @@
 skills a model could not tell apart (standard library only).
 
 Agents cap the listing: Claude Code at about 1% of the context window (about 8,000
-characters at 200k tokens) with one ``- name: description`` line per skill, Codex at 8,000
-characters, some runtimes at 30,000 characters of ``<available_skills>`` XML.  Skills are
-listed in prompt order (``always`` first, then priority, then id) until the next does not fit.
+characters at 200k tokens) with one ``- name: description`` line per skill (its documentation:
+a skill's ``when_to_use`` is appended to its description there, the two cut at 1,536
+characters), Codex at 8,000 characters (the description alone), some runtimes at 30,000
+characters of ``<available_skills>`` XML.  Skills are listed in prompt order (``always`` first,
+then priority, then id) until the next does not fit.
 
 Both functions take manifest entries, or the JSON objects ``skillsite budget`` has (a
 catalog's ``skills``, or what it makes of a folder of skills: id, name, description,
-priority and visibility), read as :class:`ListedSkill`.
+priority, visibility and ``extra``'s ``when_to_use``), read as :class:`ListedSkill`.
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ class ListedSkill:
     priority: int = 0
     visibility: Visibility = DEFAULT_VISIBILITY
     triggers: Triggers | None = None
+    #: Claude Code's ``when_to_use`` (in the manifest's ``extra``), which its listing appends to the description
+    when_to_use: str | None = None
     #: its description's search terms (:func:`description_terms`) when whoever lists it has them
     #: already: the build keeps them with each skill's check, so a rebuild tokenises no unchanged
     #: description again; None: worked out from the description
@@ -45,11 +49,13 @@ class ListedSkill:
         vis = data.get("visibility")
         flags = [isinstance(vis, dict) and vis.get(k) is True for k in ("hidden", "user_invocable_only", "always")]
         copy_of = vis.get("copy_of") if isinstance(vis, dict) else None
-        priority = data.get("priority")
+        priority, extra = data.get("priority"), data.get("extra")
         visibility = Visibility(*flags, copy_of=copy_of if isinstance(copy_of, str) and copy_of else None)
+        when = extra.get("when_to_use") if isinstance(extra, dict) else None
         return cls(data["id"], data["name"], data["description"],
                    priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
-                   shared(visibility, DEFAULT_VISIBILITY), Triggers.from_json(data.get("triggers")))
+                   shared(visibility, DEFAULT_VISIBILITY), Triggers.from_json(data.get("triggers")),
+                   when if isinstance(when, str) else None)
 
 
 Listable = Union[ManifestEntry, ListedSkill]
@@ -65,17 +71,37 @@ def listed(entries: Sequence[Listable | Mapping[str, Any]]) -> list[Listable]:
     return [e if isinstance(e, (ManifestEntry, ListedSkill)) else ListedSkill.from_json(e) for e in entries]
 
 
-def _line(entry: Listable, location: str) -> str:
+#: What Claude Code's listing shows of a skill's description and ``when_to_use`` at most (its documentation).
+CLAUDE_CODE_ENTRY_CHARS = 1536
+
+
+def _line(entry: Listable) -> str:
+    """A skill's line in a listing of descriptions (Codex's)."""
     return f"- {entry.name}: {one_line(entry.description, 1024)}\n"
 
 
-def _fitting_lines(entries: Sequence[Listable], locations: Sequence[str], budget: int) -> int:
-    used = 0
-    for count, (entry, location) in enumerate(zip(entries, locations)):
-        used += len(_line(entry, location))
-        if used > budget:
-            return count
-    return len(entries)
+def claude_code_text(entry: Listable) -> str:
+    """What Claude Code lists of a skill after its name: its description, with its ``when_to_use``
+    (a string in the manifest's ``extra``) appended."""
+    when = entry.when_to_use if isinstance(entry, ListedSkill) else entry.extra.get("when_to_use")
+    return f"{entry.description} - {when}" if isinstance(when, str) and when.strip() else entry.description
+
+
+def _claude_code_line(entry: Listable) -> str:
+    """A skill's line in Claude Code's listing: ``when_to_use`` counts, the whole cut at 1,536 characters."""
+    return f"- {entry.name}: {one_line(claude_code_text(entry), CLAUDE_CODE_ENTRY_CHARS)}\n"
+
+
+def _fitting(line: Callable[[Listable], str]) -> Callable[[Sequence[Listable], Sequence[str], int], int]:
+    """How many skills a listing of one ``line`` each fits in a budget, in their order."""
+    def fitting(entries: Sequence[Listable], locations: Sequence[str], budget: int) -> int:
+        used = 0
+        for count, entry in enumerate(entries):
+            used += len(line(entry))
+            if used > budget:
+                return count
+        return len(entries)
+    return fitting
 
 
 def _fitting_xml(entries: Sequence[Listable], locations: Sequence[str], budget: int) -> int:
@@ -92,8 +118,8 @@ class AgentBudget:
 
 
 AGENT_BUDGETS = (
-    AgentBudget("claude-code", 8000, _fitting_lines),
-    AgentBudget("codex", 8000, _fitting_lines),
+    AgentBudget("claude-code", 8000, _fitting(_claude_code_line)),
+    AgentBudget("codex", 8000, _fitting(_line)),
     AgentBudget("available_skills-30k", 30000, _fitting_xml),
 )
 

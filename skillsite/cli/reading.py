@@ -324,7 +324,7 @@ def _listing_entries(path: Path | None, source: str, cache_dir: Path | None, tim
     copy_of = {copy: group[0] for group in reading.copies for copy in group[1:]}
     entries = [{"id": s.id, "name": s.name, "description": s.description, "priority": s.priority,
                 "visibility": {"hidden": s.hidden, "user_invocable_only": s.user_invocable_only, "always": s.always,
-                               **({"copy_of": copy_of[s.id]} if s.id in copy_of else {})}}
+                               **({"copy_of": copy_of[s.id]} if s.id in copy_of else {})}, "extra": s.extra}
                for s in skills]
     return entries, {s.id: str(s.source.skill_md) for s in skills}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from skillsite.agent.budget import AGENT_BUDGETS, budget_fits, similar_pairs
+from skillsite.agent.budget import AGENT_BUDGETS, ListedSkill, budget_fits, claude_code_text, similar_pairs
 from skillsite.cli import main
 from skillsite.publish.build import build
 from support import write_skill
@@ -341,3 +341,36 @@ def budget_entries(count: int) -> list:
     from skillsite.agent.budget import listed
 
     return listed([entry(f"skill-{i}", "Does a thing. " * 10) for i in range(count)])
+
+
+def test_claude_code_counts_when_to_use_appended_to_the_description() -> None:
+    """Claude Code appends a skill's when_to_use to its description in its listing (the two cut at
+    1,536 characters); Codex lists the description alone. 40 skills of 180-character lines fit
+    both budgets; with 100 characters of when_to_use each, Claude Code's fits fewer."""
+    plain = [entry(f"skill-{i:03}", "x" * 180) for i in range(40)]
+    told = [{**e, "extra": {"when_to_use": "y" * 100, "model": "sonnet"}} for e in plain]
+    before = {f.agent: len(f.fit) for f in budget_fits(plain, {})}
+    after = {f.agent: len(f.fit) for f in budget_fits(told, {})}
+    assert before["claude-code"] == before["codex"] == after["codex"] == 40
+    assert after["claude-code"] == 8000 // len("- skill-000: " + "x" * 180 + " - " + "y" * 100 + "\n") == 26
+    long = [{**e, "extra": {"when_to_use": "y" * 5000}} for e in plain[:6]]
+    assert {f.agent: len(f.fit) for f in budget_fits(long, {})}["claude-code"] == 8000 // len(
+        "- skill-000: " + "x" * 1535 + "\n") == 5   # cut at 1,536 characters (1,535 and '…')
+    assert claude_code_text(ListedSkill.from_json(told[0])) == "x" * 180 + " - " + "y" * 100
+    assert claude_code_text(ListedSkill.from_json({**plain[0], "extra": {"when_to_use": ["not", "text"]}})) == "x" * 180
+
+
+def test_a_build_and_the_budget_command_count_when_to_use(tmp_path: Path) -> None:
+    """From a source tree, a built catalog's manifest and the build's own summary alike."""
+    src = tmp_path / "src"
+    for i in range(20):
+        write_skill(src, f"skill-{i:02}", f"name: skill-{i:02}\ndescription: Does thing {i}. {'x' * 200}\n"
+                                          f"when_to_use: {'When asked about thing. ' * 10}\n")
+    runner = CliRunner()
+    fits = {b["agent"]: b["fit"] for b in json.loads(runner.invoke(main, ["budget", str(src), "--json"]).output)
+            ["budgets"]}
+    assert fits["codex"] == 20 and fits["claude-code"] == 17
+    built = build([src], tmp_path / "_site")
+    assert built.ok and {b["agent"]: b["fit"] for b in built.budget} == {**fits, "available_skills-30k": 20}
+    report = runner.invoke(main, ["budget", "--catalog", str(tmp_path / "_site"), "--json"])
+    assert {b["agent"]: b["fit"] for b in json.loads(report.output)["budgets"]} == fits
