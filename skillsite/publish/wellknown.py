@@ -13,13 +13,16 @@ installs the skill without it).
 """
 from __future__ import annotations
 
+import calendar
 import gzip
 import io
 import itertools
 import re
 import tarfile
+import time
+import zipfile
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.diagnostics import Diagnostic, Severity, make
@@ -66,9 +69,15 @@ def skipped_by_installers(diagnostics: Sequence[Diagnostic]) -> bool:
     return any(d.code == "SK016" for d in diagnostics)
 
 
-def archive_path(name: str) -> str:
-    """The site path of the archive of the skill listed under ``name``."""
-    return f"{ARCHIVE_DIR}/{name}.tar.gz"
+def archive_suffix(paths: Iterable[str]) -> str:
+    """The kind of discovery archive of a skill with bundled ``paths``: ``.tar.gz`` when each fits
+    a USTAR header, else ``.zip`` (see the module's docstring)."""
+    return ".tar.gz" if all(fits_ustar(path) for path in paths) else ".zip"
+
+
+def archive_path(name: str, paths: Iterable[str] = ()) -> str:
+    """The site path of the archive of the skill listed under ``name`` with bundled ``paths``."""
+    return f"{ARCHIVE_DIR}/{name}{archive_suffix(paths)}"
 
 
 def _member(name: str, size: int, mtime: int) -> tarfile.TarInfo:
@@ -90,6 +99,14 @@ def fits_ustar(name: str) -> bool:
     return any(i <= 155 and len(raw) - i - 1 <= 100 for i in cuts)
 
 
+def deterministic_archive(members: Sequence[tuple[str, bytes]], mtime: int) -> bytes:
+    """The discovery archive of ``(archive path, content)`` pairs: of the kind
+    :func:`archive_suffix` names for their paths."""
+    if archive_suffix(name for name, _ in members) == ".tar.gz":
+        return deterministic_tar_gz(members, mtime)
+    return deterministic_zip(members, mtime)
+
+
 def deterministic_tar_gz(members: Sequence[tuple[str, bytes]], mtime: int) -> bytes:
     """A .tar.gz of ``(archive path, content)`` pairs that depends only on them and ``mtime``.
 
@@ -99,9 +116,40 @@ def deterministic_tar_gz(members: Sequence[tuple[str, bytes]], mtime: int) -> by
     # gzip's header holds 32 bits of time; 0 means "none" (for a SOURCE_DATE_EPOCH past 2106)
     with gzip.GzipFile(filename="", mode="wb", fileobj=out, compresslevel=ARCHIVE_LEVEL,
                        mtime=mtime if mtime < 2 ** 32 else 0) as compressed:
-        with tarfile.open(fileobj=compressed, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        # names in utf-8 (what fits_ustar counts), whatever the platform's file system encoding is
+        with tarfile.open(fileobj=compressed, mode="w", format=tarfile.USTAR_FORMAT, encoding="utf-8") as tar:
             for name, data in sorted(members, key=lambda member: member[0]):
                 tar.addfile(_member(name, len(data), mtime), io.BytesIO(data))
+    return out.getvalue()
+
+
+#: The first and last times a zip header holds: MS-DOS dates count years from 1980 in 7 bits.
+ZIP_FIRST, ZIP_LAST = calendar.timegm((1980, 1, 1, 0, 0, 0)), calendar.timegm((2107, 12, 31, 23, 59, 58))
+
+
+def zip_date_time(mtime: int) -> tuple[int, int, int, int, int, int]:
+    """``mtime`` (seconds since 1970) as a zip header's date and time, in UTC (a zip holds no time
+    zone: the builder's own would make the bytes depend on it).  A time before 1980 or after 2107
+    cannot be written: it is clamped to the nearest one that can (a SOURCE_DATE_EPOCH of 0 is
+    1980-01-01); the seconds are even ones, as a zip holds them."""
+    year, month, day, hour, minute, second = time.gmtime(min(max(mtime, ZIP_FIRST), ZIP_LAST))[:6]
+    return year, month, day, hour, minute, second - second % 2
+
+
+def deterministic_zip(members: Sequence[tuple[str, bytes]], mtime: int) -> bytes:
+    """A .zip of ``(archive path, content)`` pairs that depends only on them and ``mtime`` (and
+    zlib's deflate, as the .tar.gz's gzip does): members sorted, deflated at :data:`ARCHIVE_LEVEL`,
+    each a regular file of mode 0644 made on Unix, the date and time of :func:`zip_date_time`; no
+    comment, no extra fields, no data descriptors (the file is written in memory: it can seek);
+    names in utf-8, flagged so when not ASCII (zipfile's own rule)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, mode="w") as archive:
+        for name, data in sorted(members, key=lambda member: member[0]):
+            info = zipfile.ZipInfo(name, zip_date_time(mtime))
+            info.create_system = 3                      # Unix: else zipfile takes the platform's (0 on Windows)
+            info.external_attr = 0o100644 << 16         # a regular file, rw-r--r--
+            # a ZipInfo given takes no compression from the ZipFile: both are given here
+            archive.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=ARCHIVE_LEVEL)
     return out.getvalue()
 
 
