@@ -39,7 +39,7 @@ from skillsite.publish.provider_layout import skills_index_json  # noqa: E402
 from skillsite.publish.staging import Staging  # noqa: E402
 from skillsite.publish.templates import write_assets  # noqa: E402
 from skillsite.publish.views import active_files, headers_file  # noqa: E402
-from skillsite.publish.wellknown import archive_path, discovery_index  # noqa: E402
+from skillsite.publish.wellknown import ARCHIVE_DIR, archive_path, discovery_index  # noqa: E402
 
 MB = 1024 * 1024
 #: (label, glob patterns) of the files reported, in the order shown.
@@ -94,7 +94,8 @@ def biggest_other(site: Path, entries: Iterable[ManifestEntry]) -> tuple[int, st
         for name in files:
             rel = os.path.relpath(os.path.join(folder, name), site).replace(os.sep, "/")
             copy = rel.startswith(".well-known/skills/") and rel != ".well-known/skills/index.json"
-            if not (rel in own or copy or rel.endswith(".tar.gz") or rel.startswith("knowledge/")):
+            archive = rel.startswith(ARCHIVE_DIR + "/")
+            if not (rel in own or copy or archive or rel.startswith("knowledge/")):
                 found = max(found, (os.path.getsize(os.path.join(folder, name)), rel))
     return found
 
@@ -133,7 +134,8 @@ def scaled_sizes(entries: list[ManifestEntry], config: SiteConfig, scratch: Path
     for label, patterns in GROUPS:
         if label in MANIFEST_GROUPS:
             sizes[label] = [p.stat().st_size for pattern in patterns for p in made.glob(pattern) if p.is_file()]
-    archives = {archive_path(e.name): e.sha256 for e in entries if e.files}   # a digest as long as an archive's
+    # a digest as long as an archive's
+    archives = {archive_path(e.name, (f.path for f in e.files)): e.sha256 for e in entries if e.files}
     discovery, _, _ = timed("discovery index", times,
                             lambda: discovery_index(entries, archives, {e.id: e.id for e in entries}))
     sizes[".well-known/agent-skills/index.json"].append(len(discovery.index_json()))

@@ -53,7 +53,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK007", "warning", "bundled file leaves the skill folder; not published"),
     ("SK008", "warning", "folder nesting too deep; not searched further"),
     ("SK009", "warning", "bundled file name is reserved by the catalog; not published"),
-    ("SK010", "warning", "bundled file path too long for an archive; skill not in the discovery index"),
+    ("SK010", "info", "bundled file path too long for a tar header; the skill's discovery archive is a .zip"),
     ("SK011", "warning", "file or folder name is not valid UTF-8; skipped"),
     ("SK012", "warning", "special file (pipe, socket or device); skipped"),
     ("SK013", "error", "no SKILL.md found under a source folder"),

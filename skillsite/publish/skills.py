@@ -31,7 +31,7 @@ from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented
 from skillsite.publish.markdown import Asked, LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
-from skillsite.publish.wellknown import (EntryListing, archive_path, deterministic_tar_gz, fits_ustar, listable,
+from skillsite.publish.wellknown import (EntryListing, archive_path, deterministic_archive, listable,
                                         skipped_by_installers)
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.bounded import read_limited
@@ -483,11 +483,11 @@ def _write_listing(job: SkillPublishing, entry: ManifestEntry) -> None:
 
 def _write_archive(job: SkillPublishing, skill: Skill, entry: ManifestEntry, raw: bytes,
                    contents: dict[str, bytes], name: str | None) -> tuple[str, str] | None:
-    """The skill's discovery archive, when it owns one and has bundled files that all fit a tar
-    header: (site path, sha256)."""
-    if name is None or not entry.files or not all(fits_ustar(f.path) for f in entry.files):
+    """The skill's discovery archive, when it owns one and has bundled files: (site path, sha256);
+    a .tar.gz, or a .zip when a path is too long for a tar header (:func:`.wellknown.archive_suffix`)."""
+    if name is None or not entry.files:
         return None
-    rel = archive_path(name)
+    rel = archive_path(name, (f.path for f in entry.files))
     key = digest("archive", entry.digest, job.mtime)
     if job.staging.keep(rel, key):
         return rel, sha256_hex(job.staging.current(rel).read_bytes())
@@ -495,7 +495,7 @@ def _write_archive(job: SkillPublishing, skill: Skill, entry: ManifestEntry, raw
     members = [("SKILL.md", raw)] + [
         (f.path, contents.get(f.path) or job.staging.current(folder + f.path).read_bytes())
         for f in entry.files]
-    data = deterministic_tar_gz(members, job.mtime)
+    data = deterministic_archive(members, job.mtime)
     job.staging.write(rel, data, key)
     return rel, sha256_hex(data)
 

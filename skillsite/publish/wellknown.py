@@ -4,7 +4,10 @@ and the legacy v0.1 index beside it: ``.well-known/skills/index.json``.
 Installers such as ``npx skills add <site>`` read them.  In v0.2 a skill without bundled
 files is listed as ``skill-md`` (its raw SKILL.md); one with files as a deterministic
 ``.tar.gz`` archive with ``SKILL.md`` at its root: members sorted, fixed times and owners, no
-links, no ``./`` prefix, USTAR headers (which refuse a name too long instead of cutting it).
+links, no ``./`` prefix, USTAR headers.  A skill with a path too long for one (over 100 bytes, or
+255 split at a '/') gets a ``.zip`` instead, made as deterministically (SK010, info): a pax header
+would hold the path, but installers that read USTAR headers alone (``npx skills`` 1.7.4) would
+install that file under its first 100 bytes; they read a zip's names whole.
 v0.1 lists each skill's ``files``, which older installers fetch one by one from
 ``.well-known/skills/<name>/<file>``: the same skills are listed, their files copied there,
 but a skill with a file those installers cannot fetch: they join each path into the URL as
@@ -184,7 +187,7 @@ class EntryListing:
     row of the v0.2 index, naming the archive whose sha256 is ``archive`` (None: its SKILL.md)."""
 
     listable: bool
-    too_long: str | None        # its first bundled path too long for a tar header (SK010)
+    too_long: str | None        # its first bundled path too long for a USTAR header (SK010: a .zip)
     unfetchable: str | None     # its first bundled path a v0.1 reader cannot fetch (SK014)
     legacy: tuple[str, tuple[LegacyCopy, ...]] | None
     archive: str | None = None
@@ -239,12 +242,13 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
     """The discovery indexes of the published ``entries`` (``archives``: site path -> sha256 of each
     archive made; ``shown``: each skill's SKILL.md path as diagnostics show it; ``refused``: the
     ids of skills whose SKILL.md installers skip, which SK016 named), the notes on skills it
-    cannot list (a name listed already: SK212, a path too long for tar: SK010, a file the legacy
-    index cannot offer: SK014), and the ids of the skills it lists (``npx skills add --skill NAME``
-    installs those, and only those, by their names).  Under each name, the first entry in
-    ``claims`` order (their positions, :func:`~skillsite.source.copies.name_claim_order`; None:
-    theirs) that is no copy and no refused one takes it, in both indexes (the v0.1 one leaves it
-    out when it has a file a v0.1 reader cannot fetch); the rows are in the entries' order.
+    cannot list (a name listed already: SK212, a file the legacy index cannot offer: SK014) or
+    lists with a .zip (a path too long for a tar header: SK010), and the ids of the skills it lists
+    (``npx skills add --skill NAME`` installs those, and only those, by their names).  Under each
+    name, the first entry in ``claims`` order (their positions,
+    :func:`~skillsite.source.copies.name_claim_order`; None: theirs) that is no copy and no refused
+    one takes it, in both indexes (the v0.1 one leaves it out when it has a file a v0.1 reader
+    cannot fetch); the rows are in the entries' order.
     ``listings``: each entry's :class:`EntryListing` as its publication holds it (None, or none
     given: made here), its row taken when it names the archive listed under its name: only a
     changed skill's rows are encoded."""
@@ -266,10 +270,9 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
             continue
         names.add(entry.name)
         if listing.too_long is not None:
-            diags.append(make("SK010", f"bundled file '{listing.too_long}' has a path too long for a tar archive "
-                                       "(USTAR: 100 bytes, or 255 split at a '/'); skill not listed in the discovery "
-                                       "index", shown[entry.id]))
-            continue
+            diags.append(make("SK010", f"bundled file '{listing.too_long}' has a path too long for a tar header "
+                                       "(USTAR: 100 bytes, or 255 split at a '/'): the skill's discovery archive is a "
+                                       ".zip, not a .tar.gz", shown[entry.id]))
         listed[at] = listing
         if listing.unfetchable is not None:
             file, part = listing.unfetchable, _unfetchable_part(listing.unfetchable)
@@ -297,7 +300,7 @@ def _indexes(entries: Sequence[ManifestEntry], archives: dict[str, str], listed:
 def _archive(entry: ManifestEntry, archives: dict[str, str]) -> str | None:
     """The sha256 of the archive the v0.2 index lists for ``entry`` (``archives``: see
     :func:`discovery_index`): the one made under its name when it has bundled files, else none."""
-    return archives.get(archive_path(entry.name)) if entry.files else None
+    return archives.get(archive_path(entry.name, (f.path for f in entry.files))) if entry.files else None
 
 
 def discovery_row(entry: ManifestEntry, archive: str | None) -> dict[str, str]:
@@ -305,8 +308,8 @@ def discovery_row(entry: ManifestEntry, archive: str | None) -> dict[str, str]:
     bundled files, else its SKILL.md."""
     version = canonical_version(entry.version)
     if archive is not None:
-        return discovery_entry(entry.name, entry.description, "archive", f"archives/{entry.name}.tar.gz",
-                               archive, version)
+        url = f"archives/{entry.name}{archive_suffix(f.path for f in entry.files)}"
+        return discovery_entry(entry.name, entry.description, "archive", url, archive, version)
     return discovery_entry(entry.name, entry.description, "skill-md", "../../" + entry.urls.skill_md,
                            entry.sha256, version)
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tarfile
 import xml.etree.ElementTree as ET
+import zipfile
 from pathlib import Path
 
 import jsonschema
@@ -206,19 +207,57 @@ def test_nothing_outside_a_skill_folder_is_published(tmp_path):
     assert not any(b"secret" == p.read_bytes() for p in out.rglob("*") if p.is_file())
 
 
-def test_a_bundled_path_too_long_for_an_archive_leaves_the_skill_out_of_the_discovery_index(tmp_path):
+def test_a_bundled_path_too_long_for_a_tar_header_makes_a_zip_listed_in_both_indexes(tmp_path):
+    """A path over USTAR's limits (100 bytes, or 255 split at a '/') left its skill out of both
+    discovery indexes (SK010), the v0.1 one too, which holds no archive: it is now listed in both,
+    its archive a .zip holding the whole path (SK010, info, says so); the other skill keeps its .tar.gz."""
     src = tmp_path / "src"
-    write_skill(src, "short", "name: short\ndescription: d\n")
     (write_skill(src, "short", "name: short\ndescription: d\n") / "ok.txt").write_text("x")
-    deep = write_skill(src, "deep", "name: deep\ndescription: d\n") / "/".join(["d" * 60] * 5)
-    deep.mkdir(parents=True)
-    (deep / ("f" * 120 + ".txt")).write_text("x")
-    result = build([src], tmp_path / "site")
+    long = "/".join(["d" * 60] * 5) + "/" + "f" * 120 + ".txt"
+    deep = write_skill(src, "deep", "name: deep\ndescription: d\n")
+    (deep / long).parent.mkdir(parents=True)
+    (deep / long).write_text("far down\n")
+    out = tmp_path / "site"
+    result = build([src], out)
     assert result.ok and "deep" in result.published
-    (warning,) = [d for d in result.diagnostics if d.code == "SK010"]
-    assert warning.path.endswith("deep/SKILL.md") and "too long for a tar archive" in warning.message
-    index = json.loads((tmp_path / "site/.well-known/agent-skills/index.json").read_text())
-    assert [s["name"] for s in index["skills"]] == ["short"]
+    (note,) = [d for d in result.diagnostics if d.code == "SK010"]
+    assert note.path.endswith("deep/SKILL.md") and note.severity == "info"
+    assert f"'{long}' has a path too long for a tar header" in note.message and "archive is a .zip" in note.message
+    index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
+    assert [(s["name"], s["type"], s["url"]) for s in index["skills"]] == [
+        ("deep", "archive", "archives/deep.zip"), ("short", "archive", "archives/short.tar.gz")]
+    archive = (out / ".well-known/agent-skills/archives/deep.zip").read_bytes()
+    assert index["skills"][0]["digest"] == "sha256:" + hashlib.sha256(archive).hexdigest()
+    with zipfile.ZipFile(io.BytesIO(archive)) as unpacked:
+        assert {i.filename: unpacked.read(i) for i in unpacked.infolist()} == {
+            "SKILL.md": (deep / "SKILL.md").read_bytes(), long: b"far down\n"}
+    assert sorted(p.name for p in (out / ".well-known/agent-skills/archives").iterdir()) == ["deep.zip",
+                                                                                          "short.tar.gz"]
+    legacy = json.loads((out / ".well-known/skills/index.json").read_text())
+    assert legacy["skills"][0] == {"name": "deep", "description": "d", "files": ["SKILL.md", long]}
+    assert [s["name"] for s in legacy["skills"]] == ["deep", "short"]
+    assert (out / ".well-known/skills/deep" / long).read_text() == "far down\n"
+    again = tmp_path / "again"
+    assert build([src], again).ok and tree_bytes(again) == tree_bytes(out)
+
+
+def test_a_rebuild_turns_an_archive_into_a_zip_and_back_as_a_long_path_comes_and_goes(tmp_path):
+    """The cached publication and index rows of a skill name its archive: a long path added makes
+    a .zip of it (the .tar.gz removed), its removal a .tar.gz again; each output as a fresh build's."""
+    skill = write_skill(tmp_path / "src", "apis", "name: apis\ndescription: d\n")
+    (skill / "ok.md").write_text("ok")
+    out, cache, long = tmp_path / "site", tmp_path / "cache", skill / ("a" * 120 + ".md")
+    for step, expected in (("before", "apis.tar.gz"), ("added", "apis.zip"), ("removed", "apis.tar.gz")):
+        if step == "added":
+            long.write_text("long")
+        elif step == "removed":
+            long.unlink()
+        assert build([tmp_path / "src"], out, cache_dir=cache).ok
+        assert [p.name for p in (out / ".well-known/agent-skills/archives").iterdir()] == [expected]
+        index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
+        assert [s["url"] for s in index["skills"]] == ["archives/" + expected]
+        fresh = tmp_path / f"fresh-{step}"
+        assert build([tmp_path / "src"], fresh).ok and tree_bytes(fresh) == tree_bytes(out)
 
 
 def test_hostile_text_stays_well_formed_xml(tmp_path):

@@ -156,3 +156,38 @@ def test_the_index_lists_no_skill_the_installer_skips_for_its_strict_yaml(tmp_pa
         stop()
     assert code == 0, output
     assert sorted(skills_installer.listed_skill_names(output)) == ["456", "crlf", "meta", "plain", "tagged"]
+
+
+def test_the_installer_gets_a_path_too_long_for_a_tar_header_whole_from_a_zip(tmp_path):
+    """A bundled path too long for a USTAR header (SK010) makes its skill's archive a .zip: skills
+    1.7.4 reads no pax header (a .tar.gz would have it install that file under the first 100 bytes of
+    its path) but reads a zip's names whole.  Every file comes out whole, a non-ASCII name among them;
+    a skill beside it keeps its .tar.gz and comes out whole too."""
+    from support import write_skill
+
+    reason = skills_installer.unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    skill = write_skill(tmp_path / "src", "apis", description="Calls APIs. Use when testing long paths.")
+    long = ("references/operations/deleteApiV4ProjectsIdPackagesConanV2ConansPackageNamePackageVersion"
+            "PackageUsernamePackageChannelRevisionsRecipeRevision.md")
+    (skill / long).parent.mkdir(parents=True)
+    (skill / long).write_text("Delete a revision.\n")
+    (skill / "references/caf\u00e9.md").write_text("Accents.\n")
+    short = write_skill(tmp_path / "src", "short", description="Short paths. Use when testing tar archives.")
+    (short / "notes.md").write_text("Notes.\n")
+    result = build([tmp_path / "src"], tmp_path / "site")
+    assert result.ok and [d.code for d in result.diagnostics] == ["SK010"]
+    index = json.loads((tmp_path / "site/.well-known/agent-skills/index.json").read_text())
+    assert [s["url"] for s in index["skills"]] == ["archives/apis.zip", "archives/short.tar.gz"]
+    base, stop = serve_folder(tmp_path / "site")
+    try:
+        code, output = skills_installer.install_skills_with_installer(base, str(tmp_path / "project"))
+    finally:
+        stop()
+    assert code == 0, output
+    for name, source in (("apis", skill), ("short", short)):
+        installed = tmp_path / "project/.claude/skills" / name
+        got = {str(p.relative_to(installed)): p.read_bytes() for p in installed.rglob("*") if p.is_file()}
+        assert got == {str(p.relative_to(source)): p.read_bytes() for p in source.rglob("*") if p.is_file()}
+    assert (tmp_path / "project/.claude/skills/apis" / long).read_text() == "Delete a revision.\n"
