@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from skillsite.audit.inline_code import code_spans, within
 from skillsite.audit.text import REACH, Document, clipped_after, clipped_before, line_bounds
 
 #: The first letters of the words of :data:`_CUES`, looked ahead for before them: ``re`` has no quick
@@ -17,11 +16,21 @@ from skillsite.audit.text import REACH, Document, clipped_after, clipped_before,
 #: lines, 80,000 characters as SKILL.md, took 0.74 s).
 _CUE_FIRST = "(?=[abcdefimnprstuvwавзинопуф])"
 #: The same in Chinese, Japanese and Korean, which write no spaces between words (so no ``\b``):
-#: prohibitions ("绝对不要运行", "実行しないでください", "절대 하지 마세요") and the words of
-#: warnings and of security writing (danger, attack, malicious, injection, vulnerability, detection).
-_CJK_CUES = ("(?:不要|切勿|请勿|請勿|严禁|嚴禁|绝不|絕不|禁止|危险|危險|危険|警告|攻击|攻擊|攻撃|恶意|惡意|悪意|注入|钓鱼|釣魚|"
-             "漏洞|脆弱|检测|檢測|検出|検知|拒绝|拒絕|拒否|可疑|窃取|竊取|しないで|してはいけない|してはならない|"
-             "フィッシング|インジェクション|마세요|마십시오|금지|위험|경고|공격|악성|악의|주입|취약|탐지)")
+#: prohibitions of running or using ("绝对不要运行", "実行しないでください", "절대 실행하지 마세요")
+#: and the words of warnings and of security writing (danger, attack, malicious, phishing,
+#: vulnerability, stealing, detection).  Not the words ordinary instructions use too: a bare
+#: "don't" ("不要询问用户", "don't ask the user"; 不要求, "does not require"), 禁止 ("disable"),
+#: 注入 ("inject"), 警告 ("ignore the warnings"), 拒绝 ("if refused"), しないで ("without doing").
+_CJK_CUE_WORDS = (
+    "切勿", "请勿", "請勿", "严禁", "嚴禁", "绝不", "絕不", "绝对不要", "絕對不要", "千万不要", "千萬不要", "永远不要",
+    "永遠不要", "不要运行", "不要運行", "不要执行", "不要執行", "不要使用", "危险", "危險", "危険", "攻击", "攻擊",
+    "攻撃", "恶意", "惡意", "悪意", "钓鱼", "釣魚", "漏洞", "脆弱", "窃取", "竊取", "可疑", "检测", "檢測", "検出",
+    "検知", "絶対に", "実行しないで", "使用しないで", "してはいけない", "してはならない", "フィッシング",
+    "インジェクション", "절대", "실행하지 마", "실행하지마", "사용하지 마", "사용하지마", "위험", "공격", "악성", "악의",
+    "취약", "탐지")
+#: Looked for only where one of their first letters stands (as :data:`_CUE_FIRST` does for the others).
+_CJK_CUES = ("(?=[" + "".join(sorted({word[0] for word in _CJK_CUE_WORDS})) + "])(?:"
+             + "|".join(map(re.escape, _CJK_CUE_WORDS)) + ")")
 #: Words that show a sentence warns against, or describes, what it mentions.
 _CUES = re.compile(
     r"\b" + _CUE_FIRST + r"(?:never|avoid|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|can'?t|cannot|"
@@ -44,7 +53,7 @@ _OTHER_DUTY = re.compile(
 _NAMES = re.compile(r"(?<!\S)(?:\S*://\S*|\S*[\w-]\.[A-Za-z]{2,}\b\S*)")
 #: The comment of a line of code (shell, Python, YAML, JavaScript, SQL ...).
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//|--(?=\s)|<!--|/\*|REM\b)(?!!)\s*(.*)$")
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n\s*\n")
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？．｡]|\n\s*\n")
 _MAX_SENTENCE = 400
 
 
@@ -149,8 +158,6 @@ def quoted(doc: Document, start: int, end: int) -> bool:
         return False
     before = doc.text[line_start:start]
     after = doc.text[end:line_end]
-    if "`" in before and within(code_spans(doc.text[line_start:line_end]), start - line_start):
-        return True  # a pattern that reads to the end of its line runs past the span's closer
     for opening, closing in _QUOTES.items():
         if opening == closing:
             if opening == "'" and re.search(r"\w'\w", before + after):

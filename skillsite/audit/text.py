@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterator, TypeVar
 
+from skillsite.audit.fences import fenced_blocks
 from skillsite.audit.folding import OffsetMap, fold, unusual
 from skillsite.audit.literals import Literals, literals_of
 from skillsite.audit.prefilter import Found, Needs, Prefilter, occurrences
@@ -38,14 +39,6 @@ CODE_SUFFIXES = frozenset({
 })
 CODE_NAMES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gemfile", "vagrantfile"})
 T = TypeVar("T")
-
-#: Where a line's text starts after its indentation, quote and list markers: a fence under or on
-#: a list item (four spaces or more, ``- ```bash``) or in a quote is a fence too.  Read leniently
-#: (markdown-it takes a fence indented four spaces outside a list for an indented code block,
-#: which is an example too).
-_LINE_LEAD = r"^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*"
-_FENCE_OPEN = re.compile(_LINE_LEAD + r"(`{3,}|~{3,})", re.MULTILINE)
-_TOP_LEVEL_LEAD = re.compile(r"[ \t]{0,3}")
 
 
 @dataclass
@@ -279,33 +272,6 @@ def kind_of(path: str, text: str) -> str:
     if suffix in CODE_SUFFIXES or lower in CODE_NAMES or text.startswith("#!"):
         return "code"
     return "text"
-
-
-def fenced_blocks(text: str) -> list[tuple[int, int]]:
-    """Offsets (start, end) of the fenced code blocks of a Markdown text.  An unclosed fence runs to
-    the end when it starts a line (as markdown-it renders it); one under a list item or in a quote
-    counts only when closed, so a stray indented marker does not make the rest of a text an example."""
-    blocks: list[tuple[int, int]] = []
-    pos = 0
-    while True:
-        opening = _FENCE_OPEN.search(text, pos)
-        if opening is None:
-            return blocks
-        marker = opening.group(1)
-        closing = re.compile(_LINE_LEAD + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$",
-                             re.MULTILINE)
-        line_end = text.find("\n", opening.end())
-        close = closing.search(text, line_end + 1) if line_end >= 0 else None
-        if close is None and not _TOP_LEVEL_LEAD.fullmatch(text, opening.start(), opening.start(1)):
-            if line_end < 0:
-                return blocks
-            pos = line_end + 1
-            continue
-        end = close.end() if close else len(text)
-        blocks.append((opening.start(), end))
-        if close is None:
-            return blocks
-        pos = end
 
 
 def make_document(path: str, text: str) -> Document:

@@ -14,9 +14,11 @@ from typing import Sequence
 
 from markdown_it.token import Token
 
-from skillsite.audit.inline_code import Span, code_spans, span_at, within
 from skillsite.source.markdown_blocks import block_parser
 
+Span = tuple[int, int]  # (start, end) offsets in a body
+
+_TICKS = re.compile(r"`+")
 _LINE_BREAK = re.compile("\n")
 # one pattern per fence character: a pattern that starts with a literal is searched far faster
 _FENCE_RUNS = (re.compile("```+"), re.compile("~~~+"))
@@ -56,6 +58,52 @@ def fenced_blocks(body: str) -> list[Span]:
     if opening is not None:
         blocks.append((opening[0], len(body)))
     return blocks
+
+
+def code_spans(line: str) -> list[Span]:
+    """The inline code spans of one line, as markdown-it finds them: a run of n backticks closed
+    by the next run of exactly n.  A backslash before a run escapes its first backtick (the rest
+    of the run may open a span); inside a span a backslash is text, so a closing run has none."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+    runs_of_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        runs_of_length.setdefault(end - start, []).append(index)
+    spans, index = [], 0
+    while index < len(runs):
+        start, end = runs[index]
+        start += _backslashes_before(line, start) % 2
+        closer = _next_run(runs_of_length.get(end - start, ()), index)
+        if start == end or closer is None:
+            index += 1
+            continue
+        spans.append((start, runs[closer][1]))
+        index = closer + 1
+    return spans
+
+
+def _backslashes_before(line: str, at: int) -> int:
+    """How many backslashes stand right before ``at``."""
+    first = at
+    while first and line[first - 1] == "\\":
+        first -= 1
+    return at - first
+
+
+def _next_run(indexes: Sequence[int], index: int) -> int | None:
+    """The first of ``indexes`` (ascending) after ``index``, or None."""
+    found = bisect.bisect_right(indexes, index)
+    return indexes[found] if found < len(indexes) else None
+
+
+def within(spans: list[Span], offset: int) -> bool:
+    """Whether ``offset`` falls inside one of ``spans`` (sorted, not overlapping)."""
+    return _span_at(spans, offset) is not None
+
+
+def _span_at(spans: list[Span], offset: int) -> Span | None:
+    """The one of ``spans`` (sorted, not overlapping) that ``offset`` falls inside, if any."""
+    index = bisect.bisect_right(spans, (offset, float("inf"))) - 1
+    return spans[index] if index >= 0 and spans[index][1] > offset else None
 
 
 #: A pipe no backslash escapes.
@@ -117,7 +165,7 @@ class Body:
                 self._blocks = block_parser().parse(self.text, {})
             self._paragraphs = sorted({self.lines_of(token) for token in self._blocks
                                        if token.type == "inline" and token.map})
-        return span_at(self._paragraphs, offset)
+        return _span_at(self._paragraphs, offset)
 
     def in_code(self, offset: int) -> bool:
         """Whether ``offset`` is inside a fenced block or an inline code span.  The backticks of a
@@ -129,7 +177,7 @@ class Body:
             return True
         if not self.has_code_spans:  # known once: asked for each link, a search of the body each time
             return False
-        span = span_at(self.spans(*self.line_of(offset)), offset)
+        span = _span_at(self.spans(*self.line_of(offset)), offset)
         if span is None or self._holds_pipe(span):
             return False
         paragraph = self.paragraph_of(offset)
@@ -146,7 +194,7 @@ def outside(spans: list[Span], text: str, needle: str) -> bool:
     """Whether ``needle`` occurs in ``text`` outside ``spans`` (sorted, not overlapping)."""
     at = text.find(needle)
     while at >= 0:
-        span = span_at(spans, at)
+        span = _span_at(spans, at)
         if span is None:
             return True
         at = text.find(needle, span[1])

@@ -11,7 +11,6 @@ from typing import Callable, Iterator
 
 from skillsite.audit.declare import HIDDEN, SPOKEN, Pattern, Rule, SkillMd, check, pattern, rule
 from skillsite.audit.hit import Hit
-from skillsite.audit.inline_code import code_spans, within
 from skillsite.audit.letters import confusables, styled
 from skillsite.audit.rules import injection
 from skillsite.audit.text import Document
@@ -346,12 +345,19 @@ _COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint
                              r"begin|end|start|stop|section|generated|auto-?generated|do not edit|lint)", re.IGNORECASE)
 
 
-def _in_code_span(doc: Document, start: int) -> bool:
-    """Whether the position ``start`` of the folded text is inside a code span of its line, as
-    markdown-it reads them (each line's spans found once: a line may hold thousands of openers)."""
-    at = doc.original(start)
-    line, column = doc.position(at)
-    return within(doc.remember(("code spans", line), lambda: code_spans(doc.line_text(at))), column - 1)
+#: A comment opener that starts a line (after indentation, quote and list markers): where an HTML
+#: block starts, which an unclosed comment hides to the end of its container.
+_BLOCK_OPENER = re.compile(r"^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*<!--", re.MULTILINE)
+
+
+def _hidden_opener(text: str, start: int, end: int) -> int | None:
+    """Where the comment that ``text[start:end]`` (an opener with no closer after it) begins to
+    hide text: an opener inside a line is shown as written (markdown-it makes no comment of it, in a
+    code span or out of one), one that starts a line opens an HTML block hidden to the end."""
+    found = _BLOCK_OPENER.search(text, text.rfind("\n", 0, start) + 1, end)
+    while found is not None and found.end() - 4 < start:
+        found = _BLOCK_OPENER.search(text, found.end(), end)
+    return None if found is None else found.end() - 4
 
 
 @rule("SK607", "invisible-text", "high", "instructions hidden in an HTML comment",
@@ -361,15 +367,15 @@ def _in_code_span(doc: Document, start: int) -> bool:
       applies=lambda doc: doc.kind in ("skill", "markdown"))
 def hidden_instructions(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """A comment addressed to the agent that asks for an action, or that overrides its
-    instructions or hides something from the user (SK610's and SK611's patterns).  An opener inside
-    a code span (``<!-- SCAN_PATHS:``) is shown, not a comment: the text is judged from the next
-    opener after it that no code span holds, if any (a real comment may follow, which the match
-    runs into)."""
+    instructions or hides something from the user (SK610's and SK611's patterns).  A comment with no
+    closer hides text only from an opener that starts a line (:func:`_hidden_opener`): 'a comment
+    starting with `<!-- SCAN_PATHS:`' in a sentence hides nothing."""
     opener = match.start()
-    while _in_code_span(doc, opener):
-        opener = match.string.find("<!--", opener + 4, match.end(1))
-        if opener < 0:
+    if match.end() == len(match.string) and not match.group(0).endswith("-->"):  # no closer in the text
+        hidden = _hidden_opener(match.string, match.start(), match.end(1))
+        if hidden is None:
             return None
+        opener = hidden
     inner = match.string[opener + 4:match.end(1)]
     if len(inner.strip()) < 12 or _COMMENT_BENIGN.search(inner):
         return None
