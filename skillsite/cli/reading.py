@@ -182,9 +182,9 @@ def withheld_text(risks: list[str], k: int, max_risk: str) -> str:
     from skillsite.agent.catalog_format import RISKS
 
     highest = max(risks, key=RISKS.index)
-    verb, them = ("is", "it") if len(risks) == 1 else ("are", "them")
-    return (f"{len(risks)} of the {k} best matches at any risk {verb} rated above --max-risk {max_risk} by the "
-            f"catalog's audit and left out; pass --max-risk {highest} to see {them}")
+    counted_skills, verb, them = ("1 skill", "is", "it") if len(risks) == 1 else (f"{len(risks)} skills", "are", "them")
+    return (f"{counted_skills} among the {k} best matches at any risk {verb} rated above --max-risk {max_risk} by "
+            f"the catalog's audit and left out; pass --max-risk {highest} to see {them}")
 
 
 def result_json(result) -> dict:

@@ -91,7 +91,7 @@ def _describe(schema: dict[str, Any]) -> str:
 def _message(err, field: str) -> str:
     kw, schema, inst = err.validator, err.schema, err.instance
     custom = schema.get("x-message", {}).get(kw)
-    if kw == "type" and custom:  # what was written, and what becomes of it ('priority' 'CRITICAL' is ...)
+    if kw in ("type", "minimum", "maximum") and custom:  # what was written, and what becomes of it
         return f"'{field}' {repr(short(inst)) if isinstance(inst, str) else short(inst)} {custom}"
     if kw == "type":
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)}"

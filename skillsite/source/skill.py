@@ -33,12 +33,11 @@ def _extra(fm: dict[str, Any]) -> dict[str, Any]:
 
 def whole_priority(value: Any) -> int | None:
     """A written priority as skillsite ranks by it: a whole number (``2.0`` is 2, as the schema's
-    ``integer`` reads it); None for anything else (``CRITICAL``, ``true``, ``1.5``: SK233)."""
-    if isinstance(value, bool):
+    ``integer`` reads it) from -2**53 to 2**53 (what a JSON reader holds exactly; past it a float's
+    digits are rounding noise); None for anything else (``CRITICAL``, ``true``, ``1.5``, ``1e300``: SK233)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or abs(value) > 2 ** 53:
         return None
-    if isinstance(value, int):
-        return value
-    return int(value) if isinstance(value, float) and value.is_integer() else None
+    return int(value) if isinstance(value, int) or value.is_integer() else None
 
 
 def skill_priority(fm: dict[str, Any]) -> int:

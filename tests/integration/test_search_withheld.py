@@ -43,8 +43,8 @@ def test_a_search_finding_only_a_withheld_skill_says_so(site: Path) -> None:
     assert result.exit_code == 0 and result.stdout == ""
     assert result.stderr == (
         "No skills match 'onboarding developer environment'.\n"
-        "skillsite: 1 of the 5 best matches at any risk is rated above --max-risk medium by the catalog's audit "
-        "and left out; pass --max-risk high to see it\n")
+        "skillsite: 1 skill among the 5 best matches at any risk is rated above --max-risk medium by the catalog's "
+        "audit and left out; pass --max-risk high to see it\n")
     shown = search(site, "--max-risk", "high", "onboarding developer environment")
     assert shown.exit_code == 0 and "[helper]" in shown.stdout and shown.stderr == ""
 
@@ -52,7 +52,7 @@ def test_a_search_finding_only_a_withheld_skill_says_so(site: Path) -> None:
 def test_json_output_stays_the_results(site: Path) -> None:
     result = search(site, "--json", "-k", "3", "onboarding developer environment")
     assert result.exit_code == 0 and json.loads(result.stdout) == []
-    assert "1 of the 3 best matches at any risk is rated above --max-risk medium" in result.stderr
+    assert "1 skill among the 3 best matches at any risk is rated above --max-risk medium" in result.stderr
     low = search(site, "--json", "--max-risk", "none", "formatter onboarding")
     assert [hit["id"] for hit in json.loads(low.stdout)] == ["tidy"]
     assert "pass --max-risk high to see it" in low.stderr

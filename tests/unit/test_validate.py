@@ -105,6 +105,17 @@ def test_a_priority_that_is_no_whole_number_warns_reads_as_0_and_is_kept_in_extr
     assert skill.priority == 0 and skill.extra == {"model": "x", "priority": kept}
 
 
+@pytest.mark.parametrize("written, side", [("1.0e+300", "2**53"), ("9007199254740993", "2**53"),
+                                           ("-9007199254740993", "-2**53")])
+def test_a_priority_past_what_json_readers_hold_exactly_warns_and_reads_as_0(tmp_path, written, side):
+    """A review's '1.0e+300' ranked as a 301-digit integer of float noise, with no warning."""
+    write_skill(tmp_path, "p", f"name: p\ndescription: d\npriority: {written}\n")
+    reading = read_catalog([tmp_path])
+    [said] = reading.diagnostics
+    assert (said.code, said.severity.value) == ("SK233", "warning") and f"is past {side}," in said.message
+    assert reading.skills[0].priority == 0 and "priority" in reading.skills[0].extra
+
+
 @pytest.mark.parametrize("written, priority", [("3", 3), ("-2", -2), ("2.0", 2), ("0", 0)])
 def test_a_whole_number_priority_is_read_without_a_warning(tmp_path, written, priority):
     """``2.0`` is a whole number to the schema (no warning): it ranks as 2, not as 0."""
