@@ -88,6 +88,14 @@ def _describe(schema: dict[str, Any]) -> str:
             "number": "a number"}.get(schema.get("type", ""), "a valid value")
 
 
+def _wrong_item(err: Any) -> Any:
+    """Of an ``anyOf`` failure on a list, the error of the item that failed (its path starts with
+    the item's index); None when no branch got as far as an item."""
+    if err.validator != "anyOf":
+        return None
+    return next((e for e in err.context if e.relative_path and isinstance(e.relative_path[0], int)), None)
+
+
 def _message(err, field: str) -> str:
     kw, schema, inst = err.validator, err.schema, err.instance
     custom = schema.get("x-message", {}).get(kw)
@@ -96,7 +104,7 @@ def _message(err, field: str) -> str:
     if kw == "type":
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)}"
     if kw == "anyOf":
-        inner = next((e for e in err.context if e.relative_path and isinstance(e.relative_path[0], int)), None)
+        inner = _wrong_item(err)
         if inner is not None:  # the right type (a list) with a wrong item: name the item
             return _message(inner, f"{field}[{inner.relative_path[0]}]")
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)} ({short(inst)})"
@@ -149,7 +157,9 @@ def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, t
         return [make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows only {allowed})",
                      path, *_where(key, key_lines))
                 for key in sorted(set(err.instance) - set(schema.get("properties", {})))]
-    return [make(codes.get(kw, "SK208"), _message(err, field), path, *_where(field, key_lines), _severity(schema, kw))]
+    inner = _wrong_item(err)  # a diagnostic about one item of a list points at that item's line
+    where = _where(f"{field}[{inner.relative_path[0]}]" if inner is not None else field, key_lines)
+    return [make(codes.get(kw, "SK208"), _message(err, field), path, *where, _severity(schema, kw))]
 
 
 #: Codes of a name or description installers refuse (the discovery index's ``listable``), and the

@@ -40,6 +40,16 @@ def test_claude_code_keys_are_known_kept_in_extra_and_mistyped_only_warn(tmp_pat
     assert diag_codes(read_catalog([tmp_path]), "warning") == ["SK208", "SK208"]
 
 
+@pytest.mark.parametrize("tags", ["tags:\n  - first\n  - null\n  - third\n", "tags: [first,\n  null, third]\n"])
+def test_a_wrong_item_of_a_list_is_pointed_at_on_its_own_line(tmp_path, tags):
+    """A null item of 'tags:' gave SK208 at the 'tags:' line, not the item's (the anyOf of a
+    list or a string named the item in the message but placed it at its parent)."""
+    write_skill(tmp_path, "t", "name: t\ndescription: d\n" + tags)
+    said = [(d.code, d.line, d.col, d.message) for d in read_catalog([tmp_path]).diagnostics]
+    line, column = (6, 5) if tags.startswith("tags:\n") else (5, 3)  # 'tags:' is line 4
+    assert said == [("SK208", line, column, "'tags[1]' must be a string, not null")]
+
+
 @pytest.mark.parametrize("written", ["yes", "no", "on", "off", "true", "1.5", "2024-01-01"])
 def test_claude_code_s_when_to_use_is_the_text_written(tmp_path, written):
     """'when_to_use: yes' was published as true (and warned 'must be a string, not boolean'):
