@@ -103,10 +103,12 @@ def severity_counts(errors: int, warnings: int, infos: int | None = None) -> str
 
 
 def summary_line(summary: dict) -> str:
-    """One line saying what was checked and what was found."""
+    """One line saying what was checked and what was found.  Of the invalid skills, those not read
+    as skills at all (``left_out``) are counted apart, named by why: a build refuses every invalid
+    skill (``--keep-going`` leaves each out), so "left out" would not set them apart."""
+    unread = f" ({summary['left_out']:,} with no readable frontmatter or description)" if summary["left_out"] else ""
     return (f"{counted(summary['skills'], 'skill')} checked: {summary['valid']:,} valid, {summary['invalid']:,} "
-            f"invalid ({summary['left_out']:,} left out); "
-            f"{severity_counts(summary['errors'], summary['warnings'], summary['infos'])}")
+            f"invalid{unread}; {severity_counts(summary['errors'], summary['warnings'], summary['infos'])}")
 
 
 def budget_line(budget) -> str:

@@ -37,8 +37,23 @@ def test_text_format_and_exit_code(tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0].endswith("broken/SKILL.md:1:1: error SK201 required key 'description' is missing")
     assert ":4:1: warning SK207 unknown key 'author'" in lines[1]
-    assert lines[-1] == "3 skills checked: 2 valid, 1 invalid (1 left out); 1 error, 1 warning, 0 info"
+    assert lines[-1] == ("3 skills checked: 2 valid, 1 invalid (1 with no readable frontmatter or description); "
+                         "1 error, 1 warning, 0 info")
     assert result.stderr == ""
+
+
+def test_the_summary_does_not_say_an_invalid_skill_a_build_leaves_out_is_kept(tmp_path):
+    """'model: sonnet' under the spec profile: validate said '1 invalid (0 left out)' while
+    'build --keep-going' left the skill out (every invalid skill is left out).  What the count in
+    parentheses counts is named, and said only when some skill has no frontmatter or description."""
+    write_skill(tmp_path, "s", "name: s\ndescription: d\nmodel: sonnet\n")
+    checked = run("validate", str(tmp_path), "--profile", "spec", "--no-cache")
+    assert checked.returncode == 1
+    assert checked.stdout.splitlines()[-1] == "1 skill checked: 0 valid, 1 invalid; 1 error, 0 warnings, 0 info"
+    assert json.loads(run("validate", str(tmp_path), "--profile", "spec", "--no-cache", "--format", "json")
+                      .stdout)["summary"]["left_out"] == 0   # the JSON counts what it counted
+    built = run("build", str(tmp_path), "--profile", "spec", "--keep-going", "--no-cache", "-o", str(tmp_path / "o"))
+    assert built.returncode == 1 and "every skill has errors" in built.stdout + built.stderr
 
 
 def test_strict_fails_on_warnings(tmp_path):
@@ -73,7 +88,7 @@ def test_one_skill_md_is_checked_as_in_its_tree(tmp_path):
     (tmp_path / ".git").mkdir()
     in_git = run("validate", *files, "--no-cache", cwd=tmp_path)
     assert in_git.returncode == 0, in_git.stdout
-    assert in_git.stdout == "2 skills checked: 2 valid, 0 invalid (0 left out); 0 errors, 0 warnings, 0 info\n"
+    assert in_git.stdout == "2 skills checked: 2 valid, 0 invalid; 0 errors, 0 warnings, 0 info\n"
     (tmp_path / ".git").rmdir()
     (tmp_path / "skillsite.yml").write_text("sources: [ex]\n", encoding="utf-8")
     in_source = run("validate", files[0], "--format", "json", "--no-cache", cwd=tmp_path)

@@ -35,7 +35,7 @@ def test_validate_in_a_repository_reads_neither_its_virtual_environment_nor_what
     write_skill(tmp_path, "scratch/half-done", "description: no name\n")
     result = run("validate", cwd=tmp_path)
     assert result.returncode == 0, result.stdout
-    assert result.stdout == "1 skill checked: 1 valid, 0 invalid (0 left out); 0 errors, 0 warnings, 0 info\n"
+    assert result.stdout == "1 skill checked: 1 valid, 0 invalid; 0 errors, 0 warnings, 0 info\n"
 
 
 def test_a_folder_without_skills_is_an_error_of_its_own(tmp_path):
