@@ -81,7 +81,8 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK108", "error", "YAML too large or too deep (aliases counted as what they repeat)"),
     ("SK109", "error", "binary file"),
     ("SK110", "warning", "unquoted ': ' in a value; read as a string"),
-    ("SK111", "warning", "a text value YAML reads as something else (YAML 1.1 coercion, a list); kept as written"),
+    ("SK111", "warning", "a text value YAML reads as something else (YAML 1.1 coercion, a list, an alias); "
+                        "kept as written"),
     ("SK112", "warning", "duplicate key; the last one wins"),
     ("SK113", "error", "unsupported YAML tag"),
     # frontmatter fields

@@ -313,6 +313,63 @@ def _quote_bracketed_line(line: str) -> str | None:
     return f"{match.group(1)}'{quoted}'{comment}{line[len(body):]}"
 
 
+#: A line of a top-level text key (:data:`TEXT_KEYS`) whose plain value starts with ``*``
+#: (``paths: *.md``, ``description: **Bold** ...``): YAML reads an alias there, and with no anchor
+#: of that name, or no name at all, fails; what the author wrote is the text.
+_ALIAS_LINE = re.compile(r"^((?:%s):[ \t]+)(\*.*)$" % "|".join(
+    sorted(re.escape(key) for key in TEXT_KEYS if "." not in key and "[" not in key)))
+#: A block list item whose plain value starts with ``*`` (``  - *.md``).
+_ALIAS_ITEM = re.compile(r"^([ \t]*-[ \t]+)(\*.*)$")
+#: A top-level key whose value starts on the next lines, and the keys whose list items are text.
+_BLOCK_KEY = re.compile(r"^([A-Za-z0-9_-]+):[ \t]*(?:#.*)?$")
+_TEXT_LIST_KEYS = frozenset(key[:-2] for key in TEXT_KEYS if key.endswith("[]") and "." not in key)
+
+
+def _alias_failure(error: yaml.YAMLError) -> bool:
+    """Whether YAML failed at an alias: one with no name (``*.md``) or naming no anchor (``*foo``)."""
+    context, problem = getattr(error, "context", None) or "", getattr(error, "problem", None) or ""
+    return context.startswith("while scanning an alias") or problem.startswith("found undefined alias")
+
+
+def _in_text_list(lines: list[str], number: int) -> bool:
+    """Whether the block list item on line ``number`` is an item of a top-level key whose items are
+    text (``paths:`` then ``  - *.md``), not of a list nested deeper."""
+    indent = len(lines[number]) - len(lines[number].lstrip(" \t"))
+    for line in reversed(lines[:number]):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if line[0] not in " \t-":
+            key = _BLOCK_KEY.match(line.rstrip("\r"))
+            return key is not None and key.group(1) in _TEXT_LIST_KEYS
+        if len(line) - len(line.lstrip(" \t")) < indent:
+            return False
+    return False
+
+
+def _quote_alias_line(lines: list[str], number: int) -> str | None:
+    """Line ``number`` with its value quoted when it is a text key's (or a text list item's) plain
+    value starting with ``*``, a comment after it kept a comment; None for any other line."""
+    line = lines[number]
+    body = line.rstrip("\r")
+    match = _ALIAS_LINE.match(body) or ((item := _ALIAS_ITEM.match(body)) and _in_text_list(lines, number) and item)
+    if not match:
+        return None
+    value, comment = match.group(2), ""
+    start = _COMMENT_START.search(value)
+    if start is not None:
+        value, comment = value[:start.start()], value[start.start():]
+    quoted = value.rstrip(" \t").replace("'", "''")
+    return f"{match.group(1)}'{quoted}'{comment}{line[len(body):]}"
+
+
+def _quoted_written(lines: list[str], number: int, failure: yaml.YAMLError) -> str | None:
+    """Line ``number`` with the value YAML failed at quoted: a bracketed hint, or, when YAML failed
+    at an alias, a text value starting with ``*``; None when it holds neither."""
+    return _quote_bracketed_line(lines[number]) or \
+        (_quote_alias_line(lines, number) if _alias_failure(failure) else None)
+
+
 def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> FrontmatterError:
     """A YAML failure as a diagnostic, placed where the construct in trouble starts."""
     problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc).splitlines()[0]
@@ -339,7 +396,8 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
 
 def _retried(text: str, error: yaml.YAMLError, line_offset: int) -> tuple[Node | None, str, list[int], list[int]]:
     """``text`` composed once more with its values holding an unquoted ``: `` quoted, and only when
-    that is not enough, with the bracketed hints YAML fails at quoted too (:func:`_with_hints_quoted`):
+    that is not enough, with the bracketed hints and the text values starting with ``*`` YAML fails
+    at quoted too (:func:`_with_hints_quoted`):
     the node tree, the text composed, and the lines of each kind quoted.  The first YAML error when
     neither reads."""
     retried, fixed_lines = _quote_unquoted_colons(text)  # a hint's line is none of these: it starts with a bracket
@@ -357,16 +415,16 @@ def _retried(text: str, error: yaml.YAMLError, line_offset: int) -> tuple[Node |
 
 
 def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError) -> tuple[Node | None, str, list[int]] | None:
-    """``lines`` composed with the bracketed hint (:func:`_quote_bracketed_line`) on the line each
-    YAML error names quoted, one at a time (quoting every such line would change one inside a
-    quoted description, and break a flow list written over two lines): the node tree, the text and
-    the lines quoted; None when an error names no such line."""
+    """``lines`` composed with the bracketed hint or the value starting with ``*``
+    (:func:`_quoted_written`) on the line each YAML error names quoted, one at a time (quoting every
+    such line would change one inside a quoted description, and break a flow list written over two
+    lines): the node tree, the text and the lines quoted; None when an error names no such line."""
     bracketed: list[int] = []
     for _ in range(MAX_BRACKETED_RETRIES):
         # where YAML failed, or where the construct it failed in starts (a flow list open to the end)
         marks = (getattr(failure, "problem_mark", None), getattr(failure, "context_mark", None))
         numbers = [mark.line for mark in marks if mark is not None and 0 <= mark.line < len(lines)]
-        fixes = [(n, quoted) for n in numbers if n not in bracketed and (quoted := _quote_bracketed_line(lines[n]))]
+        fixes = [(n, quoted) for n in numbers if n not in bracketed and (quoted := _quoted_written(lines, n, failure))]
         if not fixes:
             return None
         number, quoted = fixes[0]
@@ -380,6 +438,14 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError) -> tuple[Node 
     return None
 
 
+def _written_message(line: str) -> str:
+    """SK111's words for a line whose value YAML cannot read, kept as the text written."""
+    if _ALIAS_LINE.match(line) or _ALIAS_ITEM.match(line):
+        return (f"'{line}' is not valid YAML: a value starting with '*' names an anchor ('&name') to repeat, "
+                "and there is none; read as the text written (quote the value to silence this)")
+    return f"'{line}' is not valid YAML; kept as the text written, as Claude Code shows it (quote it to silence this)"
+
+
 def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic], str]:
     """The YAML node tree of ``text``; when it does not parse, once more with values that hold an
     unquoted ``: `` quoted (SK110 for each such line).  With the text composed (the nodes' marks
@@ -391,8 +457,7 @@ def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | No
     said = [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to silence this)",
                  path, number + 1 + line_offset, 1) for number in fixed_lines]
     written = text.split("\n")
-    said += [make("SK111", f"'{written[number].rstrip()}' is not valid YAML; kept as the text written, as Claude Code "
-                           "shows it (quote it to silence this)", path, number + 1 + line_offset, 1)
+    said += [make("SK111", _written_message(written[number].rstrip()), path, number + 1 + line_offset, 1)
              for number in bracketed]
     return node, sorted(said, key=lambda d: d.line or 0), retried
 
@@ -461,7 +526,8 @@ def strict_refusal(node: MappingNode, recovered: list[Diagnostic], found: list[D
 
 #: What a diagnostic that makes the frontmatter a YAML error for strict readers stands for, and its fix.
 _STRICT_ERRORS = {"SK110": ("an unquoted ': ' in a value", "quote the value"),
-                  "SK111": ("a value of text and brackets written unquoted", "quote the value"),
+                  "SK111": ("a value of text and brackets, or one starting with '*', written unquoted",
+                            "quote the value"),
                   "SK112": ("a key written twice", "write the key once")}
 
 

@@ -202,6 +202,44 @@ def test_an_argument_hint_listed_as_a_block_and_other_keys_in_brackets_stay_list
     assert "SK111" not in codes(p)
 
 
+@pytest.mark.parametrize("line, key, kept", [
+    ("paths: *.md", "paths", "*.md"),                                # '*' and no name: no alias at all
+    ("paths: **/*.md, *.ts   # the docs", "paths", "**/*.md, *.ts"),  # the comment stays a comment
+    ("paths: *docs", "paths", "*docs"),                              # an alias naming no anchor
+    ("description: **Bold** does things", "description", "**Bold** does things")])
+def test_an_unquoted_text_value_starting_with_a_star_is_the_text_written(line: str, key: str, kept: str):
+    """Claude Code's 'paths: *.md' written unquoted: '*' starts a YAML alias, so the frontmatter
+    was SK103 and the skill left out.  It is read as the text written, with SK111 saying to quote it."""
+    p = parse(f"---\nname: demo\n{line}\n" + ("description: d\n" if key != "description" else "") + "---\n")
+    assert not p.fatal and p.frontmatter[key] == kept
+    assert [(d.code, d.line) for d in p.diagnostics] == [("SK111", 3), ("SK016", 3)]   # npx skills cannot read it
+    assert p.diagnostics[0].message == (f"'{line}' is not valid YAML: a value starting with '*' names an anchor "
+                                        "('&name') to repeat, and there is none; read as the text written (quote "
+                                        "the value to silence this)")
+
+
+def test_text_list_items_starting_with_a_star_are_the_text_written():
+    p = parse("---\nname: demo\ndescription: d\npaths:\n  - *.md\n  # a note\n  - 'x'\n  - *.ts\n---\n")
+    assert p.frontmatter["paths"] == ["*.md", "x", "*.ts"]
+    assert [(d.code, d.line) for d in p.diagnostics if d.code == "SK111"] == [("SK111", 5), ("SK111", 8)]
+
+
+@pytest.mark.parametrize("text", [
+    "hooks:\n  - *.md\n",                      # not a key of text
+    "metadata:\n  globs:\n    - *.md\n",        # a list nested deeper
+    "tags: [x]\nnote: *.md\n",                  # an unknown key
+    "paths: *.md\nother: [unclosed\n",          # a real YAML error after it: still said
+    "paths: >\n  text\n*.md: x\n"])             # not a line of a text key's value
+def test_a_star_elsewhere_is_still_a_yaml_error(text: str):
+    p = parse(f"---\nname: demo\ndescription: d\n{text}---\n")
+    assert p.fatal and codes(p) == ["SK103"]
+
+
+def test_an_alias_to_an_anchor_is_still_an_alias():
+    p = parse("---\nname: demo\ndescription: &d Does a thing\nwhen_to_use: *d\n---\n")
+    assert p.frontmatter["when_to_use"] == "Does a thing" and "SK111" not in codes(p)
+
+
 def test_quoted_values_and_other_keys_are_not_coerced():
     p = parse("---\nname: 'yes'\ndescription: d\npriority: 3\nalways: true\n---\n")
     assert p.frontmatter == {"name": "yes", "description": "d", "priority": 3, "always": True}
