@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import math
 import re
 from typing import Any, Iterable, Sequence
 
@@ -45,18 +46,21 @@ def skill_priority(fm: dict[str, Any]) -> int:
     return whole_priority(fm.get("priority")) or 0
 
 
+#: A float JSON has no number for, as YAML writes it: kept as that text (NaN was null, no value at all).
+_NOT_FINITE = {"nan": ".nan", "inf": ".inf", "-inf": "-.inf"}
+
+
 def jsonable(value: Any) -> Any:
-    """Frontmatter values as JSON can hold them (dates become ISO text)."""
+    """Frontmatter values as JSON can hold them (dates become ISO text; ``.nan`` and ``.inf`` the
+    text YAML writes them as)."""
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, (_dt.date, _dt.datetime)):
         return value.isoformat()
-    if isinstance(value, float) and value != value:  # NaN is not JSON
-        return None
-    if isinstance(value, float) and value in (float("inf"), float("-inf")):
-        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):  # not JSON
+        return _NOT_FINITE[str(value)]
     return value
 
 

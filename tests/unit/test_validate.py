@@ -115,6 +115,31 @@ def test_a_priority_that_is_no_whole_number_warns_reads_as_0_and_is_kept_in_extr
     assert skill.priority == 0 and skill.extra == {"model": "x", "priority": kept}
 
 
+@pytest.mark.parametrize("written, shown, kept", [(".nan", "NaN", ".nan"), (".NaN", "NaN", ".nan"),
+                                                  ("-.inf", "-Infinity", "-.inf"), (".inf", "Infinity", ".inf")])
+def test_a_priority_json_has_no_number_for_is_kept_in_extra_as_yaml_writes_it(tmp_path, written, shown, kept):
+    """'priority: .nan' warned that it was kept in the manifest's extra, where it was null (JSON has
+    no NaN): no value at all.  It is kept as the text YAML writes it, as an infinity is."""
+    write_skill(tmp_path, "p", f"name: p\ndescription: d\npriority: {written}\nother: [{written}]\n")
+    reading = read_catalog([tmp_path])
+    assert {(d.code, d.line) for d in reading.diagnostics} == {("SK233", 4), ("SK207", 5)}  # an infinity: 2 SK233
+    assert reading.diagnostics[0].message.startswith(f"'priority' {shown} is not a whole number; ")
+    assert reading.skills[0].priority == 0 and reading.skills[0].extra == {"other": [kept], "priority": kept}
+
+
+@pytest.mark.parametrize("written", ["priority: null", "priority:", "priority: ~"])
+def test_a_null_priority_is_said_as_a_null_version_or_license_is(tmp_path, written):
+    """'priority:' with nothing is no whole number: SK233, a warning (the skill ranks as one without
+    a priority), as 'version:' or 'license:' with nothing is SK208 (an error); kept in extra as null."""
+    write_skill(tmp_path, "p", f"name: p\ndescription: d\n{written}\nversion:\n")
+    reading = read_catalog([tmp_path])
+    said = [(d.code, d.severity.value, d.line, d.message) for d in reading.diagnostics]
+    assert said == [("SK233", "warning", 4, "'priority' null is not a whole number; ignored (read as 0, the default) "
+                                            "and kept in the manifest's extra"),
+                    ("SK208", "error", 5, "'version' must be a string, not null")]
+    assert reading.skills[0].priority == 0 and reading.skills[0].extra == {"priority": None}
+
+
 @pytest.mark.parametrize("written, side", [("1.0e+300", "2**53"), ("9007199254740993", "2**53"),
                                            ("-9007199254740993", "-2**53")])
 def test_a_priority_past_what_json_readers_hold_exactly_warns_and_reads_as_0(tmp_path, written, side):
