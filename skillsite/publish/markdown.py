@@ -7,7 +7,10 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
 
 - raw HTML, block or inline, is shown as escaped text (``html=False``): nothing in a body
   becomes markup unless it is Markdown, and a line such as ``<process>`` does not swallow
-  the Markdown after it;
+  the Markdown after it.  HTML comments alone are read (a line starting with ``<!--`` is a
+  block to its closer, as CommonMark reads it, so it ends a list item) and show nothing, as on
+  GitHub: each is closed at its first ``-->``, as the audit's SK607 reads it, and anything else
+  on a comment block's lines is shown escaped; an unclosed one is shown as written;
 - ``http``, ``https`` and ``mailto`` links are kept (http(s) marked ``rel="nofollow ugc
   noopener noreferrer"``); any other scheme (``javascript:``, ``vbscript:``, ``data:``,
   ``file:``, entity-encoded or with control characters inside) is refused;
@@ -448,6 +451,7 @@ def _inline(state: StateCore, tokens: list[Token], skill_id: str, targets: LinkT
                 continue
             token.tag = opener.tag
         elif token.type == "image":
+            token.children = _without_comments(token.children or [])  # its alt text shows none
             if _within_link_budget(state, token, "src", "title"):
                 out.extend(_image(state, token, skill_id, targets, in_link=bool(openers)))
             else:  # its alt text, as text: the links and images its children may hold are none
@@ -474,10 +478,64 @@ def _image(state: StateCore, token: Token, skill_id: str, targets: LinkTargets, 
     return [opener, text, Token("link_close", opener.tag, -1)]
 
 
+def _comment_end(text: str, start: int, end: int) -> int | None:
+    """Where the HTML comment opening at ``start`` ends, within ``text[:end]``, or None if it is not
+    closed there.  ``<!-->`` and ``<!--->`` are empty ones (CommonMark's); any other ends at the first
+    ``-->`` after its opener, as the audit's SK607 pairs them: a page hides no text the audit does
+    not read as a comment's (``--!>``, which ends one in HTML, ends none here)."""
+    for empty in ("<!-->", "<!--->"):
+        if text.startswith(empty, start, end):
+            return start + len(empty)
+    close = text.find("-->", start + 4, end)
+    return None if close < 0 else close + 3
+
+
+def _outside_comments(text: str) -> str:
+    """``text`` without its closed HTML comments, read once from the start."""
+    parts: list[str] = []
+    at = 0
+    while (start := text.find("<!--", at)) >= 0 and (stop := _comment_end(text, start, len(text))) is not None:
+        parts.append(text[at:start])
+        at = stop
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _comment_inline(state: StateInline, silent: bool) -> bool:
+    """The inline rule in place of markdown-it's raw HTML (off): an HTML comment alone, as an
+    ``html_inline`` token.  Its closer is looked for only if the content holds one past the opener
+    (else each opener would read on to the end)."""
+    pos = state.pos
+    if not state.src.startswith("<!--", pos, state.posMax):
+        return False
+    if not state.src.startswith(("<!-->", "<!--->"), pos) and state.html_terminator_last("-->") < pos + 4:
+        return False
+    stop = _comment_end(state.src, pos, state.posMax)
+    if stop is None:
+        return False
+    if not silent:
+        state.push("html_inline", "", 0).content = state.src[pos:stop]
+    state.pos = stop
+    return True
+
+
+def _without_comments(tokens: Sequence[Token]) -> list[Token]:
+    """An image's alt text ``tokens`` but their HTML comments, in the images nested there too:
+    markdown-it writes an alt text's raw HTML as text."""
+    kept = [token for token in tokens if not (token.type == "html_inline" and not _outside_comments(token.content))]
+    for token in kept:
+        if token.type == "image":
+            token.children = _without_comments(token.children or [])
+    return kept
+
+
 def _escaped_html(renderer: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
-    """Renderer rule for raw-HTML tokens: their text, escaped (the parser makes none with
-    ``html=False``; the anchors plugin's ``#`` is one)."""
-    return escapeHtml(tokens[idx].content)
+    """Renderer rule for raw-HTML tokens: their text, escaped, but HTML comments, which show
+    nothing (as on GitHub).  The parser makes such tokens of comments alone (raw HTML is off;
+    an HTML block of comments runs to the end of its closer's line) and the anchors plugin's ``#``:
+    every other character of a block is shown as written, an unclosed comment whole."""
+    shown = _outside_comments(tokens[idx].content)
+    return escapeHtml(shown) if shown.strip() else ""
 
 
 def _fenced_code(code: str, lang: str, attrs: str) -> str:
@@ -513,6 +571,7 @@ class MarkdownRenderer:
         image = _counting_tokens_around(rules_inline.image)
         md.inline.ruler.at("image", _bounded_tries(image, ("![",), "link", LINK_TRIES, scans=True))
         md.inline.skipToken = _bounded_label_steps(md.inline.skipToken)  # type: ignore[method-assign]
+        md.inline.ruler.at("html_inline", _comment_inline)
         md.inline.ruler.after("text", "skillsite_inline_budget", _past_inline_budget)  # text makes no token
         md.inline.ruler2.push("skillsite_inline_count", _count_inline_tokens)
         for name, marks in (("emphasis", ("*", "_")), ("strikethrough", ("~",))):

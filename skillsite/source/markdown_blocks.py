@@ -143,16 +143,51 @@ def _past_budget(state: StateBlock, start_line: int, end_line: int, silent: bool
     return True
 
 
-#: The options a body's blocks are read with besides CommonMark's: raw HTML off, and task lists
-#: and alerts, which change how a list item or a quote reads.
+def comment_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """CommonMark's HTML block of comments (its type 2) alone, read whatever the ``html`` option
+    says: from a line starting with ``<!--`` to the first line holding ``-->`` (or to the end of its
+    container, unclosed), interrupting a paragraph.  GitHub reads a comment line after a list item
+    so, as a block of its own, not as more of the item's text; what the page shows of it is the
+    renderer's choice (its comments nothing, the rest escaped)."""
+    pos, line_end = state.bMarks[start_line] + state.tShift[start_line], state.eMarks[start_line]
+    if state.is_code_block(start_line) or not state.src.startswith("<!--", pos, line_end):
+        return False
+    if silent:
+        return True
+    line = start_line + 1
+    if "-->" not in state.src[pos:line_end]:
+        while line < end_line:
+            if state.sCount[line] < state.blkIndent and not state.isEmpty(line):
+                break
+            line += 1
+            if "-->" in state.src[state.bMarks[line - 1] + state.tShift[line - 1]:state.eMarks[line - 1]]:
+                break
+    state.line = line
+    token = state.push("html_block", "", 0)
+    token.map = [start_line, line]
+    token.content = state.getLines(start_line, line, state.blkIndent, True)
+    return True
+
+
+def with_comment_blocks(md: MarkdownIt) -> MarkdownIt:
+    """``md`` reading HTML comments that start a line as blocks (:func:`comment_block`), raw HTML
+    off for any other tag."""
+    md.block.ruler.at("html_block", comment_block, {"alt": ["paragraph", "reference", "blockquote"]})
+    return md
+
+
+#: The options a body's blocks are read with besides CommonMark's: raw HTML off (comments aside:
+#: :func:`with_comment_blocks`), and task lists and alerts, which change how a list item or a quote
+#: reads.
 BLOCK_OPTIONS = {"html": False, "tasklists": True, "alerts": True}
 
 
 def body_markdown(**options: Any) -> MarkdownIt:
     """A CommonMark parser that reads a body's blocks as the page renderer does
-    (:data:`BLOCK_OPTIONS`, tables, the block budget), with ``options`` besides: the renderer and
+    (:data:`BLOCK_OPTIONS`, comments, tables, the block budget), with ``options`` besides: the renderer and
     the link scanner's parser both start from it, so neither reads a block the other does not."""
-    return with_block_budget(with_tables(MarkdownIt("commonmark", {**BLOCK_OPTIONS, **options})))
+    md = MarkdownIt("commonmark", {**BLOCK_OPTIONS, **options})
+    return with_block_budget(with_comment_blocks(with_tables(md)))
 
 
 @functools.lru_cache(maxsize=1)
