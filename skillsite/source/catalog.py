@@ -42,7 +42,7 @@ from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics
                                      trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, implicit_invocation_allowed, read_codex_file
 from skillsite.source.copies import (COPY_CODE, Candidate, Comparisons, CopySettings, Fingerprint, copy_message,
-                                     fingerprint, group_copies, source_places)
+                                     fingerprint, group_copies, name_claim_order, source_places)
 from skillsite.source.dependencies import (Dependent, copy_aliases, current_releases, declared_dependencies,
                                            needing_erring, resolve_dependencies, syntax_diagnostics)
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
@@ -307,7 +307,9 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     erring = _erring_alone(kept, ignored)
     unread = _unread_places(found.diagnostics, kept)
     standing = [standing_first(group, erring) for group in groups]
-    names = _kept_check(cache, "names", kept, _naming, (tuple(standing),), lambda: _name_diagnostics(kept, standing))
+    prefer = (copies or CopySettings()).prefer
+    names = _kept_check(cache, "names", kept, _naming, (tuple(standing), tuple(map(str, roots)), prefer),
+                        lambda: _name_diagnostics(kept, standing, roots, prefer))
     before = [*unread.values(), *names,
               *_kept_check(cache, "relations", kept, _relating, (elsewhere,),
                            lambda: _relation_diagnostics(kept, elsewhere))]
@@ -367,7 +369,7 @@ def _same_fields(last: Kept, now: Kept, fields: Callable[[SourceFile, Verdict], 
 
 def _naming(src: SourceFile, verdict: Verdict) -> Any:
     """What the check of names used twice reads of a skill."""
-    return src.id, src.display_path, verdict.name, verdict.name_at
+    return src.id, src.display_path, verdict.name, verdict.name_at, verdict.priority, src.root
 
 
 def _relating(src: SourceFile, verdict: Verdict) -> Any:
@@ -609,14 +611,25 @@ def _keep_comparisons(cache: Cache, comparisons: Comparisons, stored: bool) -> N
         cache.resident.keep(*COMPARISONS, used)
 
 
-def _name_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]
-                      ) -> list[tuple[int, Diagnostic]]:
-    """SK212 for names used twice, among the skills shown: a copy is shown as its canonical member."""
+def _name_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]],
+                      roots: Sequence[Path | str], prefer: Sequence[str]) -> list[tuple[int, Diagnostic]]:
+    """SK212 for names used twice, among the skills shown (a copy is shown as its canonical
+    member), each naming the skill that holds the name as the discovery indexes give it: the first
+    in :func:`~skillsite.source.copies.name_claim_order` (``roots`` in source order, then
+    priority, ``prefer``), so ``skills/foo`` holds it before a variant in ``.claude/skills/foo``."""
     copies = {copy for group in groups for copy in group[1:]}
-    shown = [position for position, (_, src, _) in enumerate(kept) if src.id not in copies]
-    # made one at a time as they are checked: a list of them would be one more object per skill
-    named = ((kept[position][1], kept[position][2].name, kept[position][2].name_at) for position in shown)
-    return [(shown[at], diag) for at, diag in duplicate_name_diagnostics(named)]
+    first: dict[str, int] = {}
+    clashing = [position for position, (_, src, v) in enumerate(kept)
+                if src.id not in copies and first.setdefault(v.name, position) != position]
+    if not clashing:
+        return []
+    sharing = sorted({*clashing, *(first[kept[position][2].name] for position in clashing)})
+    places = source_places(roots, (kept[position][1].root for position in sharing))
+    order = name_claim_order([(kept[at][1].id, places[kept[at][1].root], kept[at][2].priority) for at in sharing],
+                             prefer)
+    named = [(kept[sharing[at]][1], kept[sharing[at]][2].name, kept[sharing[at]][2].name_at) for at in order]
+    return sorted(((sharing[order[at]], diag) for at, diag in duplicate_name_diagnostics(named)),
+                  key=lambda found: found[0])
 
 
 def standing_first(group: tuple[str, ...], refused: AbstractSet[str]) -> tuple[str, ...]:

@@ -106,7 +106,8 @@ def test_edits_of_what_the_checks_read_show_as_in_a_cold_build(tmp_path: Path,
     calls = _counting(monkeypatch)
     assert any(d.code == "SK217" and "/src/my-tool/" in d.path for d in serving.rebuilt.diagnostics)
     said = serving.edit("my-tool/SKILL.md", lambda text: text.replace("\n---", "\npriority: 5\n---", 1))
-    assert calls["relation_diagnostics"] == 1 and calls["_name_diagnostics"] == 0  # a priority names nothing
+    # a priority decides which of two skills of one name holds it (SK212 names that one)
+    assert calls["relation_diagnostics"] == 1 and calls["_name_diagnostics"] == 1
     assert any(d.code == "SK217" and "/src/my--tool/" in d.path for d in said.diagnostics)
     serving.as_cold("cold-priority")
     serving.edit("quiet/agents/openai.yaml", lambda text: QUIET)

@@ -12,6 +12,7 @@ from pathlib import Path
 from skillsite.config import SiteConfig
 from skillsite.publish.build import build
 from skillsite.publish.resident import Resident
+from skillsite.source.catalog import check_catalog
 from support import tree_bytes, write_skill
 
 #: Three different skills named foo (no two of them copies): the main one bundles a file.
@@ -106,3 +107,48 @@ def test_a_rebuild_that_moves_the_name_equals_a_cold_build(tmp_path: Path) -> No
     again = tmp_path / "again"
     assert build([src], again, SiteConfig(), cache_dir=tmp_path / "cache").ok
     assert tree_bytes(again) == tree_bytes(cold)
+
+
+def holders(result, src: Path) -> list[tuple[str, str]]:
+    """The catalog's SK212 warnings, as (folder said of, the skill it names as holding the name)."""
+    return sorted((Path(d.path).parent.relative_to(src).as_posix(), d.message.split("'")[3])
+                  for d in result.diagnostics if d.code == "SK212" and "also used by" in d.message)
+
+
+def test_the_catalogs_warning_names_the_skill_the_indexes_list(tmp_path: Path) -> None:
+    """The catalog's SK212 named the first skill by id (.claude/skills/foo) as holding the name the
+    discovery indexes give skills/foo: it names the one they list, said of the others, whatever
+    decides it (the folder, a priority, ``copies.prefer``), in ``validate`` too."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    write_variants(src)
+    result = build([src], out, SiteConfig())
+    assert holders(result, src) == [(".claude/skills/foo", "skills/foo"), ("plugins/x/skills/foo", "skills/foo")]
+    assert [(d.path, d.message) for d in check_catalog([src]).diagnostics if d.code == "SK212"] == \
+        [(d.path, d.message) for d in result.diagnostics if d.code == "SK212" and "also used by" in d.message]
+    config = SiteConfig(copies={"prefer": [".claude/skills/", "skills/"]})
+    assert holders(build([src], out, config), src) == [("plugins/x/skills/foo", ".claude/skills/foo"),
+                                                        ("skills/foo", ".claude/skills/foo")]
+    write_variants(src, ("plugins/x/skills/foo",), priority={"plugins/x/skills/foo": 3})
+    assert holders(build([src], out, SiteConfig()), src) == [(".claude/skills/foo", "plugins/x/skills/foo"),
+                                                              ("skills/foo", "plugins/x/skills/foo")]
+
+
+def test_a_rebuild_moves_the_catalogs_warning_as_a_cold_build(tmp_path: Path) -> None:
+    """Inside one process (as ``serve`` builds), skills/foo added and then ``copies.prefer``
+    changed move the warning as a cold build says it, and the outputs are the same bytes."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    write_variants(src, (".claude/skills/foo", "plugins/x/skills/foo"))
+    resident = Resident()
+    first = build([src], out, SiteConfig(), cache_dir=tmp_path / "cache", resident=resident)
+    assert holders(first, src) == [(".claude/skills/foo", "plugins/x/skills/foo")]  # a plugin's skills/ first
+    write_variants(src, ("skills/foo",))
+    resident.saw([str((src / path).resolve()) for path in ("skills", "skills/foo", "skills/foo/SKILL.md",
+                                                          "skills/foo/notes.md")])
+    for config, holder in ((SiteConfig(), "skills/foo"),
+                           (SiteConfig(copies={"prefer": [".claude/skills/", "skills/"]}), ".claude/skills/foo")):
+        warm = build([src], out, config, cache_dir=tmp_path / "cache", resident=resident)
+        cold = build([src], tmp_path / "cold", config)
+        assert {named for _, named in holders(warm, src)} == {holder}
+        assert warm.diagnostics == cold.diagnostics
+        assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
