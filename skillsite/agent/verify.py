@@ -158,13 +158,15 @@ def _check_discovery(catalog: Any, entries: list[Any], report: Report) -> None:
             path = ".well-known/agent-skills/" + url
             _check(report, path, lambda path=path, digest=digest: _same_digest(catalog.site_file(path), digest))
     legacy = ".well-known/skills/index.json"
-    by_name = {e.name: e for e in entries}
+    by_name: dict[str, list[Any]] = {}
+    for e in entries:
+        by_name.setdefault(e.name, []).append(e)
     for skill in _signed_index(catalog, legacy, report):
         name, files = skill.get("name"), skill.get("files")
         if not (isinstance(name, str) and isinstance(files, list) and all(isinstance(f, str) for f in files)):
             report.failures.append((legacy, "a skill without a name or a list of files"))
             continue
-        entry = by_name.get(name)
+        entry = _legacy_holder(catalog, name, skill.get("description"), by_name.get(name, []))
         if entry is None:
             continue
         shas = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
@@ -172,6 +174,23 @@ def _check_discovery(catalog: Any, entries: list[Any], report: Report) -> None:
             copy = f".well-known/skills/{name}/{path}"
             _check(report, copy, lambda copy=copy, path=path: _same_digest(
                 catalog.site_file(copy), "sha256:" + shas.get(path, "")))
+
+
+def _legacy_holder(catalog: Any, name: str, description: Any, named: list[Any]) -> Any | None:
+    """The entry whose files the legacy index's copies under ``name`` are, of the entries ``named``
+    so (in manifest order).  When skills share a name the build lists one of them, by an order the
+    manifest does not hold (source order, priority, ``copies.prefer``): the one with the row's
+    description, else whose SKILL.md the copy is (else the first, whose digests then fail)."""
+    if len(named) < 2:
+        return named[0] if named else None
+    described = [e for e in named if e.description == description] or named
+    if len(described) > 1:
+        try:
+            sha = hashlib.sha256(catalog.site_file(f".well-known/skills/{name}/SKILL.md")).hexdigest()
+        except (LoaderError, OSError):
+            sha = None
+        described = [e for e in described if e.sha256 == sha] or described
+    return described[0]
 
 
 def _signed_index(catalog: Any, index: str, report: Report) -> list[dict[str, Any]]:

@@ -6,6 +6,9 @@ A repository keeping ``skills/foo`` and a variant in ``.claude/skills/foo`` and 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -13,7 +16,7 @@ from skillsite.config import SiteConfig
 from skillsite.publish.build import build
 from skillsite.publish.resident import Resident
 from skillsite.source.catalog import check_catalog
-from support import tree_bytes, write_skill
+from support import REPO, tree_bytes, write_skill
 
 #: Three different skills named foo (no two of them copies): the main one bundles a file.
 VARIANTS = {
@@ -152,3 +155,31 @@ def test_a_rebuild_moves_the_catalogs_warning_as_a_cold_build(tmp_path: Path) ->
         assert warm.diagnostics == cold.diagnostics
         assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
 
+
+def test_verify_checks_the_legacy_copies_against_the_skill_listed(tmp_path: Path) -> None:
+    """``skillsite verify`` took the legacy index's copies under a shared name for the last skill of
+    that name by id, and failed a genuine signed catalog: they are the listed one's (its
+    description, else its SKILL.md), whatever its place; a copy changed still fails."""
+    src = tmp_path / "src"
+    write_variants(src, ("skills/foo",))
+    write_skill(src, "zzz/skills/foo", f"name: foo\ndescription: {VARIANTS['skills/foo'][0]}\n",
+                body="# Zzz\n\nSame description, another body.\n")
+    write_skill(src, "zzz/skills/bar", "name: bar\ndescription: A bar skill. Use when barring.\n")
+    write_skill(src, "bar", "name: bar\ndescription: Another bar skill. Use when barring.\n")
+    key, out = tmp_path / "k.pem", tmp_path / "site"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("SKILLSITE_SIGNING_KEY", None)
+
+    def skillsite(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True, text=True,
+                              timeout=300, env=env, cwd=tmp_path)
+
+    public = skillsite("keys", "new", "--out", str(key)).stdout.split()[-1]
+    assert skillsite("build", str(src), "-o", str(out), "--sign-key", str(key), "--no-cache", "-q").returncode == 0
+    listed = {VARIANTS["skills/foo"][0], "Another bar skill. Use when barring."}  # bar, skills/foo: not last by id
+    assert {row["description"] for row in indexed(out)[1]} == listed
+    checked = skillsite("verify", str(out), "--trusted-key", public)
+    assert checked.returncode == 0 and "all hold" in checked.stdout, checked.stdout
+    (out / ".well-known/skills/foo/notes.md").write_text("changed\n", encoding="utf-8")
+    checked = skillsite("verify", str(out), "--trusted-key", public)
+    assert checked.returncode == 1 and "FAILED .well-known/skills/foo/notes.md" in checked.stdout
