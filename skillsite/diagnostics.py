@@ -99,7 +99,8 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK211", "warning", "allowed-tools is not a space-separated string"),
     ("SK212", "warning", "duplicate skill name in the catalog"),
     ("SK213", "warning", "text contains control characters"),
-    ("SK214", "error", "trigger is empty or its pattern is unsafe"),
+    ("SK214", "error", "trigger is empty or its pattern is unsafe (a warning for a phrase, keyword or verb with "
+                       "no searchable word, only stop words: it is dropped)"),
     ("SK215", "warning", "conflicts names no skill of the catalog"),
     ("SK216", "error", "skill conflicts with itself"),
     ("SK217", "warning", "slash command taken by another skill; numbered"),

@@ -108,27 +108,51 @@ def _texts(value: Any) -> list[str]:
         if isinstance(value, list) else []
 
 
+def _searchable(texts: list[str]) -> list[str]:
+    """The phrases, keywords or verbs that can fire: those with a word search keeps (not only stop words)."""
+    return [text for text in texts if _terms(text)]
+
+
 def normalise_triggers(value: Any) -> dict[str, list[str]]:
     """A frontmatter ``triggers`` value as ``{phrases, keywords, verbs, patterns}``: a list
-    becomes phrases; empty entries, duplicates and refused patterns are dropped."""
+    becomes phrases; empty entries, duplicates, words with nothing search keeps (``C#``, ``what can
+    you do``: stop words only) and refused patterns are dropped."""
     if isinstance(value, list):
         value = {"phrases": value}
     if not isinstance(value, Mapping):
         value = {}
     found = {kind: list(dict.fromkeys(_texts(value.get(kind)))) for kind in TRIGGER_KINDS}
+    found.update({kind: _searchable(found[kind]) for kind in TRIGGER_WORD_KINDS})
     found["patterns"] = _affordable(found["patterns"])
     return found
 
 
+def _entries(value: Any) -> list[tuple[str, int, Any]]:
+    """Each entry of a frontmatter ``triggers`` value with its field: ``(triggers.verbs, 0, "deploy")``."""
+    if isinstance(value, list):
+        return [("triggers", index, item) for index, item in enumerate(value)]
+    if isinstance(value, Mapping):
+        return [(f"triggers.{kind}", index, item) for kind in ("keywords", "verbs", "patterns")
+                if isinstance(value.get(kind), list) for index, item in enumerate(value[kind])]
+    return []
+
+
+def wordless_triggers(value: Any) -> list[tuple[str, str]]:
+    """The phrases, keywords and verbs of a frontmatter ``triggers`` value made only of words search
+    leaves out (``C#``, ``what can you do``, ``N+1``): ``(field, message)`` per entry, e.g. ``triggers[1]``.
+    Such an entry can never fire; :func:`normalise_triggers` drops it and the skill keeps the others."""
+    return [(f"{field}[{index}]", f"{field} entry {item!r} has no searchable word (search leaves out stop words "
+                                  "and punctuation); it can never fire and is dropped")
+            for field, index, item in _entries(value)
+            if not field.endswith("patterns") and isinstance(item, str) and item.strip() and not _terms(item)]
+
+
 def trigger_problems(value: Any) -> list[tuple[str, str]]:
     """What is wrong with a frontmatter ``triggers`` value beyond its type (the schema checks
-    that): ``(field, message)`` per empty entry or refused pattern, e.g. ``triggers.patterns[1]``."""
-    if isinstance(value, list):
-        entries = [("triggers", index, item) for index, item in enumerate(value)]
-    elif isinstance(value, Mapping):
-        entries = [(f"triggers.{kind}", index, item) for kind in ("keywords", "verbs", "patterns")
-                   if isinstance(value.get(kind), list) for index, item in enumerate(value[kind])]
-    else:
+    that): ``(field, message)`` per empty entry or refused pattern, e.g. ``triggers.patterns[1]``
+    (an entry with no searchable word is :func:`wordless_triggers`)."""
+    entries = _entries(value)
+    if not entries:
         return []
     affordable = set(normalise_triggers(value)["patterns"])
     problems = []
@@ -142,9 +166,6 @@ def trigger_problems(value: Any) -> list[tuple[str, str]]:
         elif field.endswith("patterns") and item.strip() not in affordable:
             problems.append((f"{field}[{index}]", f"trigger pattern {item[:60]!r} takes the skill's patterns past "
                                                   "the work they may cost together; it is left out"))
-        elif not field.endswith("patterns") and not tokenize(item):
-            problems.append((f"{field}[{index}]", f"{field} entry {item!r} has no searchable word; "
-                                                  "it can never fire"))
     return problems
 
 

@@ -7,7 +7,8 @@ import re
 import unicodedata
 from typing import Any, Iterable, Sequence
 
-from skillsite.agent.triggers import MAX_CATALOG_WORK, normalise_triggers, own_budget_work, trigger_problems
+from skillsite.agent.triggers import (MAX_CATALOG_WORK, normalise_triggers, own_budget_work, trigger_problems,
+                                     wordless_triggers)
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import ParsedSkill, SourceFile
 from skillsite.source.skill import has_top_level_comma, list_in_string, normalise_allowed_tools, skill_name
@@ -77,9 +78,13 @@ def control_char_diagnostics(fm: dict[str, Any], src: SourceFile,
 
 def trigger_diagnostics(fm: dict[str, Any], src: SourceFile,
                         key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
-    """SK214 for an empty trigger, or a pattern that is invalid, too long or could backtrack for ever."""
+    """SK214 for an empty trigger, or a pattern that is invalid, too long or could backtrack for ever;
+    a warning for a phrase, keyword or verb with no searchable word, which is dropped (the skill keeps the others)."""
+    triggers = fm.get("triggers")
     return [make("SK214", message, src.display_path, *_position(field, key_lines))
-            for field, message in trigger_problems(fm.get("triggers"))]
+            for field, message in trigger_problems(triggers)] + \
+        [make("SK214", message, src.display_path, *_position(field, key_lines), Severity.WARNING)
+         for field, message in wordless_triggers(triggers)]
 
 
 def published_patterns(fm: dict[str, Any], key_lines: dict[str, tuple[int, int]]

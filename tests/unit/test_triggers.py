@@ -136,11 +136,43 @@ def test_build_reports_each_bad_trigger_at_its_line(tmp_path: Path) -> None:
         triggers: {keywords: deploy}
         """)
     diags = check_catalog([tmp_path]).diagnostics
-    found = sorted((d.path.split("/")[-2], d.code, d.line) for d in diags if d.code in ("SK214", "SK208"))
-    # line 5: the empty keyword and "the" (no searchable word); lines 8 and 9: the two refused patterns
-    assert found == [("bad", "SK214", 5), ("bad", "SK214", 5), ("bad", "SK214", 8), ("bad", "SK214", 9),
-                     ("wrong-type", "SK208", 4)]
-    assert all(d.severity.value == "error" for d in diags if d.code == "SK214")
+    found = sorted((d.path.split("/")[-2], d.code, d.severity.value, d.line) for d in diags
+                   if d.code in ("SK214", "SK208"))
+    # line 5: the empty keyword (an error) and "the" (no searchable word: a warning, dropped);
+    # lines 8 and 9: the two refused patterns
+    assert found == [("bad", "SK214", "error", 5), ("bad", "SK214", "error", 8), ("bad", "SK214", "error", 9),
+                     ("bad", "SK214", "warning", 5), ("wrong-type", "SK208", "error", 4)]
+
+
+def test_a_trigger_of_stop_words_only_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    """``C#``, ``what can you do`` and ``N+1`` are only words search leaves out: each can never
+    fire.  They were SK214 errors, and the skill was left out of the catalog; now each is a warning
+    at its own line, dropped, and the skill is published with the triggers that can fire."""
+    write_skill(tmp_path, "dotnet-expert", """\
+        name: dotnet-expert
+        description: .NET development help. Use when writing .NET code.
+        triggers:
+          - dotnet
+          - C#
+          - what can you do
+        """)
+    write_skill(tmp_path, "database", """\
+        name: database
+        description: Database help. Use when queries are slow.
+        triggers: {keywords: [N+1, slow query], verbs: [index]}
+        """)
+    reading = read_catalog([tmp_path])
+    warned = sorted((d.path.split("/")[-2], d.line, d.severity.value, d.message.split(" has ")[0])
+                    for d in reading.diagnostics if d.code == "SK214")
+    assert warned == [("database", 4, "warning", "triggers.keywords entry 'N+1'"),
+                      ("dotnet-expert", 6, "warning", "triggers entry 'C#'"),
+                      ("dotnet-expert", 7, "warning", "triggers entry 'what can you do'")]
+    skills = {s.id: s for s in reading.skills}
+    assert skills["dotnet-expert"].triggers == {"phrases": ["dotnet"]}
+    assert skills["database"].triggers == {"keywords": ["slow query"], "verbs": ["index"]}
+    assert normalise_triggers(["C#", "dotnet"])["phrases"] == ["dotnet"]
+    assert build([tmp_path], tmp_path / "_site").ok
+    assert Catalog.open(tmp_path / "_site").entry("dotnet-expert")["triggers"]["phrases"] == ["dotnet"]
 
 
 @pytest.fixture(scope="module")
