@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 
 from skillsite.diagnostics import Diagnostic, Severity, make
 
@@ -88,12 +89,12 @@ def _describe(schema: dict[str, Any]) -> str:
             "number": "a number"}.get(schema.get("type", ""), "a valid value")
 
 
-def _wrong_item(err: Any) -> Any:
-    """Of an ``anyOf`` failure on a list, the error of the item that failed (its path starts with
-    the item's index); None when no branch got as far as an item."""
-    if err.validator != "anyOf":
-        return None
-    return next((e for e in err.context if e.relative_path and isinstance(e.relative_path[0], int)), None)
+def _failing_part(err: Any) -> Any:
+    """Of an ``anyOf`` failure, the error of the part that failed when the value has the type of a
+    branch (jsonschema's :func:`best_match`, which descends into that branch): a list's wrong item
+    (``tags[1]``), a mapping's missing key (``tools[0]`` without ``name``) or wrong value
+    (``parameters.required``); the failure itself when no branch fits the value's type."""
+    return best_match([err]) if err.validator == "anyOf" else err
 
 
 def _message(err, field: str) -> str:
@@ -104,10 +105,10 @@ def _message(err, field: str) -> str:
     if kw == "type":
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)}"
     if kw == "anyOf":
-        inner = _wrong_item(err)
-        if inner is not None:  # the right type (a list) with a wrong item: name the item
-            return _message(inner, f"{field}[{inner.relative_path[0]}]")
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)} ({short(inst)})"
+    if kw == "required":
+        missing = ", ".join(repr(key) for key in err.validator_value if key not in inst)
+        return f"'{field}' is a mapping without the key {missing} it needs ({short(inst)})"
     if kw == "maxLength":
         return f"'{field}' is {len(inst)} characters long; the limit is {err.validator_value}"
     if kw == "minLength":
@@ -157,9 +158,10 @@ def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, t
         return [make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows only {allowed})",
                      path, *_where(key, key_lines))
                 for key in sorted(set(err.instance) - set(schema.get("properties", {})))]
-    inner = _wrong_item(err)  # a diagnostic about one item of a list points at that item's line
-    where = _where(f"{field}[{inner.relative_path[0]}]" if inner is not None else field, key_lines)
-    return [make(codes.get(kw, "SK208"), _message(err, field), path, *where, _severity(schema, kw))]
+    part = _failing_part(err)  # what failed inside a value of the right type, said at its own line
+    part_field = _field(part.absolute_path)
+    return [make(codes.get(kw, "SK208"), _message(part, part_field), path, *_where(part_field, key_lines),
+                 _severity(schema, kw))]
 
 
 #: Codes of a name or description installers refuse (the discovery index's ``listable``), and the

@@ -50,6 +50,26 @@ def test_a_wrong_item_of_a_list_is_pointed_at_on_its_own_line(tmp_path, tags):
     assert said == [("SK208", line, column, "'tags[1]' must be a string, not null")]
 
 
+@pytest.mark.parametrize("written, line, column, message", [
+    ("tools:\n  - python3: Runs the scripts.\n", 5, 5,
+     "'tools[0]' is a mapping without the key 'name' it needs ({\"python3\": \"Runs the scripts.\"})"),
+    ("parameters:\n  - description: the text\n", 5, 5,
+     "'parameters[0]' is a mapping without the key 'name' it needs ({\"description\": \"the text\"})"),
+    ("parameters:\n  type: object\n  required:\n    - text\n", 6, 3,
+     "'parameters.required' must be a mapping or a string, not list ([\"text\"])"),
+    ("parameters: 5\n", 4, 1, "'parameters' must be a list of mappings or a mapping, not integer (5)"),
+])
+def test_a_value_of_a_right_type_is_told_what_fails_inside_it(tmp_path, written, line, column, message):
+    """A mapping item of 'tools' without 'name' was "'tools[0]' must be a string or a mapping, not
+    mapping", and 'parameters' with a list under 'required' "must be a list of mappings or a
+    mapping, not mapping": the anyOf's message, which contradicts itself.  When the value has a
+    branch's type, that branch's failure is said instead, at its own line; a value of no branch's
+    type is still told the types it may have."""
+    write_skill(tmp_path, "t", "name: t\ndescription: d\n" + written)
+    said = [(d.code, d.line, d.col, d.message) for d in read_catalog([tmp_path]).diagnostics]
+    assert said == [("SK208", line, column, message)]
+
+
 @pytest.mark.parametrize("written", ["yes", "no", "on", "off", "true", "1.5", "2024-01-01"])
 def test_claude_code_s_when_to_use_is_the_text_written(tmp_path, written):
     """'when_to_use: yes' was published as true (and warned 'must be a string, not boolean'):
