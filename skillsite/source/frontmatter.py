@@ -370,17 +370,21 @@ def _quoted_written(lines: list[str], number: int, failure: yaml.YAMLError) -> s
         (_quote_alias_line(lines, number) if _alias_failure(failure) else None)
 
 
+#: What YAML says when it ran past the construct in trouble before it knew: the construct's start
+#: (its context mark: the line lacking its ':', the quote never closed) is where the fault is.
+_FOUND_PAST = ("could not find expected", "found unexpected end of stream")
+
+
 def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> FrontmatterError:
-    """A YAML failure as a diagnostic, placed where the construct in trouble starts."""
+    """A YAML failure as a diagnostic at the one place the message is about: where YAML found the
+    problem (a tab, a stray ':'), or where the construct starts when YAML only found out past it
+    (:data:`_FOUND_PAST`). The message names no other line."""
     problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc).splitlines()[0]
     context = getattr(exc, "context", None)
-    scanning = bool(context and context.startswith("while scanning") and getattr(exc, "context_mark", None))
-    mark = exc.context_mark if scanning else getattr(exc, "problem_mark", None)
-    if scanning and getattr(exc, "problem_mark", None):
-        end = exc.problem_mark
-        message = f"{context}, {problem} (line {end.line + 1 + line_offset})"
-    else:
-        message = f"{context}, {problem}" if context else problem
+    message = f"{context}, {problem}" if context else problem
+    found_past = bool(context and context.startswith("while scanning") and problem.startswith(_FOUND_PAST))
+    mark = (exc.context_mark if found_past else None) or getattr(exc, "problem_mark", None) \
+        or getattr(exc, "context_mark", None)
     lines = FileLines(text, line_offset)
     if isinstance(exc, yaml.reader.ReaderError):
         # its position counts bytes (libyaml) or characters: the character itself is looked for

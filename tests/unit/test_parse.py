@@ -313,6 +313,24 @@ def test_frontmatter_must_be_a_mapping(yaml_text, kind):
     assert p.fatal and codes(p) == ["SK104"] and kind in p.diagnostics[0].message
 
 
+@pytest.mark.parametrize("text, where, message", [
+    ("description: d\nmore words\nlicense: MIT\n", (4, 1), "while scanning a simple key, could not find expected ':'"),
+    ("description: \"unclosed\nlicense: MIT\n", (3, 14),
+     "while scanning a quoted scalar, found unexpected end of stream"),
+    ("description: d\n\tlicense: MIT\n", (4, 1), "while scanning a plain scalar, found a tab character that violates "
+                                                 "indentation"),
+])
+def test_a_yaml_error_names_one_line_the_one_it_stands_at(text, where, message):
+    """'4:1: error SK103 invalid YAML: while scanning a simple key, could not find expected ':' (line 5)':
+    the diagnostic stood at where the construct starts and its message named where YAML found the problem,
+    two lines for one fault.  It now names none and stands at the fault: the construct's start when YAML
+    only found out past it (the line without ':', the quote never closed), else where YAML found it
+    (the tab, not the plain scalar before it)."""
+    p = parse(f"---\nname: demo\n{text}---\nbody\n")
+    assert codes(p) == ["SK103"] and p.diagnostics[0].message == f"invalid YAML: {message}"
+    assert (p.diagnostics[0].line, p.diagnostics[0].col) == where
+
+
 def test_syntax_error_has_a_line():
     p = parse("---\nname: demo\ndescription: \"unclosed\n---\n")
     assert p.fatal and codes(p) == ["SK103"] and p.diagnostics[0].line >= 3
