@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
     from skillsite.cache import Cache
     from skillsite.config import SiteConfig
     from skillsite.publish.state import ReportRecord
+    from skillsite.source.catalog import UnpublishedFiles
 
 
 @click.command()
@@ -77,7 +78,7 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
                             ignore=tuple(config.ignore) + tuple(check_codes(ignore)),
                             max_bytes=max_bytes or config.max_bytes,
                             jobs=jobs or default_jobs(), cache=cache, knowledge_dir=knowledge,
-                            copies=CopySettings.of(config.copies))
+                            copies=CopySettings.of(config.copies), unpublished=unpublished_files_of(config))
     checked = reported(checked, paths)
     if cache is not None:
         try:
@@ -136,6 +137,15 @@ def new(name: str, parent: Path) -> None:
         click.echo(f"skillsite new: {describe_os_error(exc)}", err=True)
         sys.exit(EXIT_ENVIRONMENT)
     click.echo(f"Created {path}: describe the skill, write its steps, then run skillsite validate {path}")
+
+
+def unpublished_files_of(config: SiteConfig) -> UnpublishedFiles:
+    """What a build with ``config`` says of the bundled files it does not publish (SK009, SK017,
+    SK020, SK022), for validate to say too: a gate on ``validate --strict`` must fail where the build would."""
+    from skillsite.publish.bundled_names import unpublished_files
+    from skillsite.publish.manifest import is_paged
+
+    return lambda skills: unpublished_files(skills, is_paged(len(skills), config))
 
 
 def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str,

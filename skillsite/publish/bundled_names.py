@@ -6,13 +6,15 @@ or reads another way is left out with a warning, in the current release as in pa
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from skillsite.agent.manifest_check import windows_drive
 from skillsite.agent.spellings import one_spelling
 from skillsite.agent.xml_chars import xml_keeps
 from skillsite.diagnostics import Diagnostic, make
-from skillsite.publish.manifest import is_reserved_path, is_versions_path
+from skillsite.models import SourceFile
+from skillsite.publish.manifest import is_reserved_path, is_versions_path, reserved_names
+from skillsite.source.versioning import canonical_version
 
 
 def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
@@ -64,3 +66,13 @@ def unpublished(path: str, skill_md: str, twin_of: str | None = None) -> Diagnos
                              "refuse as an absolute path; not published", skill_md)
     return make("SK009", f"bundled file '{path}' has a name the catalog uses for its own pages; not published",
                 skill_md)
+
+
+def unpublished_files(skills: Sequence[tuple[SourceFile, str | None]], paged: bool) -> list[Diagnostic]:
+    """The warnings a build gives of the bundled files it would not publish (:func:`unpublished`),
+    said without publishing, for ``skillsite validate``: each skill with its version as written (a
+    versioned one reserves its releases' names), in a catalog ``paged`` or not (its entry file's name)."""
+    reserved = reserved_names(paged)
+    return [unpublished(path, src.display_path, twin_of) for src, version in skills
+            for path, twin_of in left_out((f.path for f in src.files), reserved,
+                                          canonical_version(version) is not None).items()]

@@ -1235,11 +1235,20 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
     return [v for v in verdicts if v is not None], use
 
 
+#: What a build would say of the bundled files it does not publish, given the readable skills with
+#: their versions as written (:func:`skillsite.publish.bundled_names.unpublished_files`, which
+#: this package cannot import: publishing builds on reading)
+UnpublishedFiles = Callable[[Sequence[tuple[SourceFile, str | None]]], Sequence[Diagnostic]]
+
+
 def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
                   ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
                   cache: Cache | None = None, found: Discovery | None = None,
-                  knowledge_dir: Path | None = None, copies: CopySettings | None = None) -> CatalogCheck:
-    """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills."""
+                  knowledge_dir: Path | None = None, copies: CopySettings | None = None,
+                  unpublished: UnpublishedFiles | None = None) -> CatalogCheck:
+    """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills; with
+    ``unpublished``, the warnings a build gives of bundled files it would not publish too (of the
+    readable skills, each with its version; said afresh each run, from discovery's file list)."""
     found = found or discover(roots, exclude, stat_files=False)
     knowledge_dir = knowledge_dir or default_knowledge_dir(roots)
     checking = Checking.of(found, profile, max_bytes, siblings=True, knowledge_dir=knowledge_dir)
@@ -1255,6 +1264,8 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
                                                     max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots,
                                                     ignored=ignored)
     every = [*found_here, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
+    if unpublished is not None:
+        every += unpublished([(src, v.version) for src, v in zip(found.sources, verdicts) if v.kept])
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(
         d for d in [*every, *(cache.notes if cache is not None else ())] if d.code not in ignored)), use)

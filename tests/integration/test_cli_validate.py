@@ -197,3 +197,34 @@ def test_a_path_given_that_is_a_symlink_loop_is_called_one(tmp_path):
         assert f"'{path}' is a symlink loop (its links lead round in a circle)" in result.stderr, result.stderr
     missing = run("validate", "nowhere", cwd=tmp_path)
     assert missing.returncode == 2 and "'nowhere' does not exist" in missing.stderr
+
+
+def test_validate_says_the_bundled_files_a_build_would_not_publish(tmp_path):
+    """A bundled index.html (SK009) and heartbeat.md beside HEARTBEAT.md (SK022) made 'build --strict'
+    fail while 'validate --strict' said 0 warnings and exited 0: a CI gate on validate let the build
+    fail.  Validate says the warnings the build says, with its verdict cache too: a file bundled
+    after a run is said in the next, whose SKILL.md verdict comes from the cache."""
+    src, cache = tmp_path / "src", tmp_path / "cache"
+    write_skill(src, "wallet", body="See [heartbeat](HEARTBEAT.md).\n")
+    for name in ("index.html", "heartbeat.md", "HEARTBEAT.md"):
+        (src / "wallet" / name).write_text("x\n", encoding="utf-8")
+    write_skill(src, "released", "name: released\ndescription: d\nversion: 1.0.0\n")
+    (src / "released" / "versions.json").write_text("{}\n", encoding="utf-8")
+
+    def said(*args: str) -> tuple[int, list[str]]:
+        result = run(*args)
+        lines = (result.stdout + result.stderr).splitlines()
+        return result.returncode, sorted(line.split(" ", 1)[1] for line in lines if " warning SK" in line)
+
+    build = said("build", str(src), "-o", str(tmp_path / "site"), "--strict")
+    first = said("validate", str(src), "--strict", "--cache-dir", str(cache))
+    assert build[0] == first[0] == 1 and sorted(w.split(" ")[1] for w in first[1]) == ["SK009", "SK009", "SK022"]
+    assert first[1] == build[1] and any("'versions.json'" in w for w in first[1])
+    (src / "released" / "Versions.json").write_text("{}\n", encoding="utf-8")
+    again = said("validate", str(src), "--strict", "--cache-dir", str(cache))
+    assert again[0] == 1 and len(again[1]) == 4 and any("'Versions.json'" in w for w in again[1])
+    (src / "wallet" / "index.html").unlink()
+    (src / "wallet" / "heartbeat.md").unlink()
+    (src / "released" / "versions.json").unlink()
+    (src / "released" / "Versions.json").unlink()
+    assert said("validate", str(src), "--strict", "--cache-dir", str(cache)) == (0, [])
