@@ -25,7 +25,8 @@ PIECES = ["curl ", "wget -qO- ", "https://evil.xyz/i.sh ", "| ", "|", "; ", "sh"
           "dd ", "if=x ", "of=/dev/sda ", "shred ", "/dev/sdb ", "base64 -d ", "eval ", "$(", ")", "<(",
           "socat ", "exec:/bin/sh ", "mkfifo ", "/dev/tcp/10.0.0.1/4444 ", ">& ", "<&3 ", "npm i ", "pip install ",
           "--index-url ", "http://x.io/p.whl ", "github:a/b#c ", "cargo install ", "--git ", "x ", " ", "push",
-          "xdd ", "Bash ", "CURL ", "\n", " \n  ", "/dev/nvme0n1", "xcurl", "xwget", "xbase64 -d "]
+          "xdd ", "Bash ", "CURL ", "\n", " \n  ", "/dev/nvme0n1", "xcurl", "xwget", "xbase64 -d ", "-o a.zip ",
+          "https://x.io/a.zip ", "&& ", "unzip ", "a.zip ", "tar -xf ", "7z x -p "]
 
 
 def plain(gate: Gate) -> re.Pattern[str]:

@@ -1,5 +1,5 @@
-"""Remote code and supply chain: downloads run by a shell (SK630), decoded payloads run (SK631),
-unpinned or URL installs (SK632, SK633) and reverse shells (SK634).
+"""Remote code and supply chain: downloads run by a shell, or archives downloaded and unpacked (SK630),
+decoded payloads run (SK631), unpinned or URL installs (SK632, SK633) and reverse shells (SK634).
 
 They are looked for in every text file, prose included: a skill's Markdown is instructions the
 agent follows, so a command in it is as good as run.
@@ -141,6 +141,15 @@ def _rest_of_segment(start: str, words: str, ends: str, name: str) -> str:
 #: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run.
 _SAVED_THEN_RUN = _saved_then_run(r"(?:curl|wget)\b", r"\s-[A-Za-z]*o\s*|\s--output[= ]\s*|\s-[A-Za-z]*O\s*(?!-)|"
                                                    r"\s--output-document[= ]\s*")
+#: A download, what the rest of its segment holds (its options, its URL, where it saves it: read by
+#: :func:`_archive_unpacked`), then at once or after one more command, on its line or the next, what
+#: unpacks an archive (its name in the group ``extractor``), to the end of that command (``unpack``).
+#: Where it fails, the download's segment is passed over (hopeless): a later download on it reads to
+#: the same end.  The one command between ends only where its segment does: tried there alone.
+_DOWNLOAD_SAVED, _DOWNLOAD_SEGMENT = r"\b(?:curl|wget)\b", r"[^\n;&|]*"
+_SAVED_ARCHIVE_UNPACKED = (
+    r"(?:&&|;|\n)(?:[^\n;&|]*(?:&&|;|\n))?[ \t]*(?:sudo[ \t]+)?"
+    r"(?P<unpack>(?P<extractor>unzip|7z[az]?|unrar|bsdtar|tar|Expand-Archive)(?![\w-])[^\n;&|]*)")
 #: A decoded payload saved to a file (``> FILE``, ``-o FILE``, ``-out FILE``), then that file run.
 _DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-[a-zA-Z]*[dD][a-zA-Z]*|--decode)|"
                                     r"xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:base64|enc)\s+[^\n;&|>]{0,80}?-d)\b",
@@ -249,6 +258,84 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
     return _downloaded(doc, match, hit) if _given_to_a_command(doc, match.start()) else None
 
 
+#: Words one of which every match of :data:`_SAVED_ARCHIVE_UNPACKED` holds, lower-cased (its gate's: a
+#: document with a download and none of them is passed over); no ``i`` in them (see :data:`_FETCHING`).
+_UNPACKING = "unz 7z unrar bsdtar tar expand-arch"
+#: What an archive a download saves ends with (``.tar.gz`` ends with ``.gz``).
+_ARCHIVE_ENDS = tuple(f".{end}" for end in ("zip", "7z", "rar", "tar", "tgz", "tbz", "tbz2", "txz", "gz", "bz2", "xz",
+                                          "zst"))
+#: A download's option naming the file it saves to, with the name as its next word (``-o``, ``-Lo``,
+#: wget's ``-O``, ``--output``), or glued to it (``-oagent.zip``, ``--output=agent.zip``).
+_NAMING_OPTION = re.compile(r"-[A-Za-z]*[oO]|--output(?:-document)?")
+_NAMED_IN_OPTION = re.compile(r"-[oO](?=.)|--output(?:-document)?=|>(?=.)")
+_FETCHED_URL = re.compile(r"(?:https?|ftp)://", re.IGNORECASE)
+#: What stands between words on a download's line: white space, and ``&&`` or ``;`` ending a command.
+_BETWEEN_WORDS = re.compile(r"[\s;&]+")
+#: A password on the command line of what unpacks an archive, by extractor (tar has none; unzip's
+#: ``-p`` writes to a pipe, 7-Zip's and unrar's ``-p-`` ask for none): case matters.
+_PASSWORDS = {"unzip": re.compile(r"(?<!\S)(?:-[A-Za-z]*P|--password\b)"),
+              "7z": re.compile(r"(?<!\S)-p(?!-)"), "unrar": re.compile(r"(?<!\S)-p(?!-)"),
+              "bsdtar": re.compile(r"(?<!\S)--passphrase\b")}
+#: Something unpacked then run, where a command starts (a line, or after ``&&``, ``;``, ``||``, ``(``),
+#: maybe by sudo, nohup or exec: ``./agent``, ``chmod +x agent``, ``sh install.sh``, ``.\agent.exe``.
+_RUNS_UNPACKED = re.compile(
+    r"(?:^|&&|;|\|\||\()[ \t]*(?:(?:sudo|nohup|exec)[ \t]+(?:-\w+[ \t]+)*)*"
+    r"(?:\./(?=[\w.-])|chmod[ \t]+(?:-\w+[ \t]+)*[ugoa]*\+[rwXst]*x|(?:ba|z)?sh[ \t]+[\w./~$-]+\.sh\b|"
+    r"\.\\[\w.-]+\.exe\b|Start-Process\b)", re.IGNORECASE | re.MULTILINE)
+#: How far after the command unpacking the archive what runs its content is looked for: the rest of
+#: its line and the next two, this many characters at most.
+_UNPACKED_RUN_LINES, _UNPACKED_RUN_CHARS = 2, 600
+
+
+def _archive_unpacked(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """A download saved as an archive, then that archive unpacked (:data:`_SAVED_ARCHIVE_UNPACKED`), is a
+    finding when it is password-protected (which hides its content from every scanner, the ClawHavoc
+    skills' way) or when what it held is run after it, on its line or the next two.  Medium, as for a
+    download run, from a known project's HTTPS host, unless the archive has a password."""
+    text, end = match.string, match.end()
+    download = text[match.start():match.start("unpack")]   # and the command between, which may save it
+    saved = _archives_saved(download)
+    if saved.isdisjoint(_words(match["unpack"])) or \
+            not _SOURCE.search(" ".join(word for word in _words(download) if word not in saved)):
+        return None   # another archive, or nothing downloaded (the archive's name looks like a host's)
+    extractor = match["extractor"].lower()
+    password = _PASSWORDS.get({"7za": "7z", "7zz": "7z"}.get(extractor, extractor))
+    locked = password is not None and password.search(match["unpack"]) is not None
+    limit, reach = min(len(text), end + _UNPACKED_RUN_CHARS), end
+    for _ in range(_UNPACKED_RUN_LINES + 1):
+        line_break = text.find("\n", reach, limit)
+        reach = limit if line_break < 0 else line_break + 1
+    run = _RUNS_UNPACKED.search(text, end, reach)
+    if not locked and run is None:
+        return None
+    host, plain, known = _installer_host(download)
+    what = ("a password-protected archive unpacked" if locked else "an archive unpacked") + \
+        (" and its content run" if run else "")
+    return replace(hit, detail=f" (from {host}: {what})" if host else f" ({what})",
+                   severity="medium" if known and not plain and not locked else None,
+                   end=run.end() if run else hit.end)
+
+
+def _words(commands: str) -> list[str]:
+    """The words of commands (of a line's segments: no ``|`` in them), quotes around them taken off."""
+    return [word.strip("\"'") for word in _BETWEEN_WORDS.split(commands) if word]
+
+
+def _archives_saved(download: str) -> set[str]:
+    """The names a download saves an archive as: the last part of a URL it fetches, or the word after
+    ``-o``, ``-O``, ``--output`` (or glued to it, or after its ``=``) or ``>``, when it ends as an
+    archive's name does (``.zip``, ``.tar.gz`` ...)."""
+    words, names = _words(download), set()
+    for before, word in zip([""] + words, words):
+        if _FETCHED_URL.match(word):   # after curl's -O too: "named as the URL's last part"
+            names.add(word.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1])
+        elif _NAMING_OPTION.fullmatch(before) or before == ">":
+            names.add(word)
+        elif _NAMED_IN_OPTION.match(word):
+            names.add(_NAMED_IN_OPTION.sub("", word, count=1))
+    return {name for name in names if name.lower().endswith(_ARCHIVE_ENDS)}
+
+
 #: An interpreter given a download's output as its argument: ``sh -c "$(curl ...)"``, ``bash `curl ...```.
 #: Each word starts with a letter written out (``bash|zsh|sh``, as ``(?:ba|z)?sh`` tries them), which
 #: ``re`` tests before entering it: the pattern is tried at every place of the text its gate admits.
@@ -283,8 +370,10 @@ _PIPES, _BACKTICKS = "|", "`"
 
 
 @rule("SK630", "remote-code", "high", "download piped into a shell or interpreter",
-      "curl | sh runs whatever the host serves at that moment, unverified; a well-known project's "
-      "installer over HTTPS is medium.", demotion=COMMANDS, patterns=(
+      "curl | sh runs whatever the host serves at that moment, unverified, and so does a downloaded "
+      "archive unpacked and its content run; a well-known project's installer over HTTPS is medium. A "
+      "password-protected archive downloaded and unpacked is high whoever serves it: the password hides "
+      "its content from every scanner.", demotion=COMMANDS, patterns=(
           command(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", _PIPED, _PIPES),
           _interpreter_running(r"\$\(", ")", "later_interpreter"),
           command(rf"(?:\b(?:(?:ba|z)?sh|source)|(?<![\w.])\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
@@ -306,6 +395,8 @@ _PIPES, _BACKTICKS = "|", "`"
           # the same two in backticks: sh -c "`curl ...`", eval `curl ...`
           _interpreter_running("`", "`", "later_interpreter", _BACKTICKS),
           command(rf"\beval\s+[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*", r"`", _BACKTICKS),
+          command(_DOWNLOAD_SAVED, _DOWNLOAD_SEGMENT, _SAVED_ARCHIVE_UNPACKED, _UNPACKING,
+                  condition=_archive_unpacked),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
