@@ -15,7 +15,7 @@ from typing import Iterator
 
 from skillsite.audit.declare import COMMANDS, Pattern, Rule, command, pattern, rule
 from skillsite.audit.hit import Hit
-from skillsite.audit.text import Document, white_space_start
+from skillsite.audit.text import Document, clipped_before, line_bounds, white_space_start
 
 #: HTTPS hosts of well-known projects' own installers: piping them into a shell is medium.
 KNOWN_INSTALLER_HOSTS = frozenset({
@@ -400,7 +400,24 @@ _PIPES, _BACKTICKS = "|", "`"
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
-    return _downloaded(doc, match, hit)
+    found = _downloaded(doc, match, hit)
+    return found and _within_its_code_span(match, found)
+
+
+def _within_its_code_span(match: re.Match[str], hit: Hit) -> Hit:
+    """The hit of a match that starts inside inline code and runs on past the span's closing backtick
+    (a pattern ending in ``[^\\n]*``: ``iex (irm URL)`` in backticks, then prose) ends at that backtick,
+    where the command ends, when what it downloads is inside the span: so it is judged quoted as the
+    span's other commands are.  A match holding its source only past the backtick ('`curl` URL | sh')
+    keeps its end: a span holding its first word alone quotes nothing.  On a line longer than
+    :data:`~skillsite.audit.text.REACH` before the match the spans cannot be paired: kept."""
+    text = match.string
+    line_start = line_bounds(text, match.start())[0]
+    closing = text.find("`", match.start(), match.end())
+    if closing < 0 or clipped_before(text, line_start) or text.count("`", line_start, match.start()) % 2 == 0 or \
+            not _SOURCE.search(text, match.start(), closing):
+        return hit
+    return replace(hit, end=closing)
 
 
 #: What decodes a payload.  Node's ``Buffer.from(data, 'base64')``: its arguments are read up to
