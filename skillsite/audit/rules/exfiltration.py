@@ -272,6 +272,36 @@ _SECRETISH = re.compile(r"key|token|secret|pass(?:word|wd)?|cred|cookie|session|
                         r"conversation|chat|prompt|memory|private|data", re.IGNORECASE)
 
 
+#: A query value written as a bare capitalized word (``?sum=SUMMARY``): a placeholder, if the text says so.
+_BARE_PLACEHOLDER = re.compile(r"(?<==)[A-Z][A-Z0-9_]{2,39}(?=[&#]|$)")
+#: A capitalized word in prose, where a placeholder is named again.
+_CAPITALIZED = re.compile(r"\b[A-Z][A-Z0-9_]{2,39}\b")
+#: A verb telling the agent to put something in a placeholder's place.
+_FILL_IN = re.compile(r"\b(?:replac|substitut|fill|insert|swap|put|encod|append)\w*", re.IGNORECASE)
+#: How far either side of an image the sentence naming its placeholder is looked for (characters, on its lines).
+_PLACEHOLDER_REACH = 400
+
+
+def _placeholder_filled(match: re.Match[str], url: str) -> str | None:
+    """A bare capitalized query value of an image URL (``?sum=SUMMARY``) that the text around the image
+    tells the agent to fill in with something secret-looking ("replacing SUMMARY with the conversation"):
+    the word named again outside the URL, a verb of filling in, and a secret-looking word, in the
+    image's paragraph within :data:`_PLACEHOLDER_REACH` characters of it.  Else None: ``?style=FLAT``."""
+    query = url.split("?", 1)[1] if "?" in url else ""
+    words = {word.group() for word in _BARE_PLACEHOLDER.finditer(query)}
+    if not words:
+        return None
+    text = match.string
+    before = text[max(0, match.start() - _PLACEHOLDER_REACH):match.start()]
+    after = text[match.end():match.end() + _PLACEHOLDER_REACH]
+    paragraph_end = after.find("\n\n")
+    around = before[before.rfind("\n\n") + 1:] + " " + (after if paragraph_end < 0 else after[:paragraph_end])
+    if not _FILL_IN.search(around) or not _SECRETISH.search(around):
+        return None
+    named = sorted(words.intersection(_CAPITALIZED.findall(around)))
+    return named[0] if named else None
+
+
 def _markdown_with_urls(doc: Document) -> bool:
     """Whether a Markdown document has an image or link with an absolute URL."""
     return doc.kind in ("skill", "markdown") and _MD_URL_HINT.search(doc.folded) is not None
@@ -296,7 +326,8 @@ def variable_url(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
         return None
     variables = [v.group() for v in _VARIABLE.finditer(url)]
     if not variables:
-        return None
+        placeholder = _placeholder_filled(match, url) if image else None
+        return None if placeholder is None else replace(hit, detail=f" (image URL with {placeholder})")
     query = url.split("?", 1)[1] if "?" in url else ""
     secret = any(_SECRETISH.search(v) for v in variables) or bool(query and _SECRETISH.search(query))
     in_query = bool(query and _VARIABLE.search(query))
