@@ -47,12 +47,28 @@ def _written(source: str) -> Pattern:
     return pattern(source, flags=0, scope="written")
 
 
+#: The tag characters of the RGI emoji tag sequences (Unicode's emoji-sequences.txt): a black
+#: flag U+1F3F4, then the subdivision code in tag letters and a cancel tag U+E007F, the flags of
+#: England, Scotland and Wales.  Only these three render as a flag; any other run stays hidden text.
+_FLAG_BASE = "\U0001F3F4"
+_FLAG_TAGS = frozenset("".join(chr(0xE0000 + ord(c)) for c in code) + "\U000E007F"
+                       for code in ("gbeng", "gbsct", "gbwls"))
+
+
+def _flag_tags(text: str, match: re.Match[str]) -> bool:
+    """Whether a run of tag characters is, whole, the tags of an RGI flag emoji right after its black flag."""
+    return match.group() in _FLAG_TAGS and match.start() > 0 and text[match.start() - 1] == _FLAG_BASE
+
+
 @rule("SK601", "invisible-text", "high", "Unicode tag characters (invisible text)",
       "Tag characters U+E0000-E007F render as nothing but models read them as ASCII: a known way to "
-      "smuggle instructions past a human reviewer.", demotion=HIDDEN,
+      "smuggle instructions past a human reviewer. The flag emoji of England, Scotland and Wales (a black flag, "
+      "the region's code in tag letters, a cancel tag) show as flags, and are not reported.", demotion=HIDDEN,
       patterns=(_written(f"[{_TAGS}]+"),), applies=_holding(_TAGS))
-def tag_characters(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
-    """Says what the run spells (tag characters mirror ASCII)."""
+def tag_characters(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """Says what the run spells (tag characters mirror ASCII); none for the tags of a flag emoji."""
+    if _flag_tags(doc.text, match):
+        return None
     shown = "".join(chr(ord(c) - 0xE0000) for c in match.group() if 0x20 <= ord(c) - 0xE0000 < 0x7F)
     spelled = shown if len(shown) <= 60 else shown[:57] + "..."
     return replace(hit, detail=f": {len(match.group())} characters spelling {spelled!r}") if spelled else hit
