@@ -16,13 +16,13 @@ from types import ModuleType
 from typing import Iterator, TypeVar
 
 from skillsite.audit.declare import Check, Pattern, Rule
-from skillsite.audit.rules import (configuration, exfiltration, injection, invisible, obfuscation, permissions,
-                                   remote_code, secrets)
+from skillsite.audit.rules import (configuration, exfiltration, injection, invisible, lures, obfuscation,
+                                   permissions, remote_code, secrets)
 
 T = TypeVar("T")
 
 #: The modules that declare rules, in the order of their codes.
-MODULES: tuple[ModuleType, ...] = (invisible, injection, exfiltration, remote_code, obfuscation, secrets,
+MODULES: tuple[ModuleType, ...] = (invisible, injection, exfiltration, remote_code, lures, obfuscation, secrets,
                                    permissions, configuration)
 
 
