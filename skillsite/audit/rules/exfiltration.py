@@ -62,8 +62,8 @@ STORES = (
         r"(?:Google[/\\]Chrome|google-chrome|chromium|BraveSoftware|Microsoft[/\\]Edge|\.mozilla[/\\]firefox|"
         r"Firefox[/\\]Profiles)[^\n]{0,80}\b(?:Cookies|Login Data|Local State|Web Data)\b")),
     Store("a crypto wallet", True, pattern(
-        r"\bwallet\.dat\b|\.bitcoin[/\\]|\.ethereum[/\\]keystore|\bExodus[/\\]|\.electrum[/\\]|"
-        r"solana[/\\]id\.json|MetaMask")),
+        r"\bwallet\.dat\b|\.bitcoin[/\\]|\.ethereum[/\\]keystore|(?<!@)\bExodus[/\\]|\.electrum[/\\]|"
+        r"solana[/\\]id\.json|(?<![@/.])\bMetaMask\b(?!\.(?:app\.link|io)\b)|nkbihfbeogaeaoehlefnkodbefgpgknn")),
     Store("/etc/shadow", True, pattern(r"/etc/shadow\b")),
     Store("shell history", False, pattern(r"\.(?:bash|zsh)_history\b")),
     Store("the process environment", True, pattern(r"/proc/(?:self|\d+)/environ\b")),
@@ -95,7 +95,8 @@ _READS = re.compile(r"\b(?:cat|type|less|more|head|tail|open|read\w*|load\w*|cp|
 #: Stores named by the command that reads them (dumping the environment or the keychain): in
 #: Markdown such a line reads them whatever else it says, which counts with a send on the same
 #: line (``env | curl -d @- ...``, SK620); alone it is the everyday ``env | grep PATH``.
-_COMMANDS = frozenset({"the whole environment", "the macOS keychain"})
+_ENVIRONMENT = "the whole environment"
+_COMMANDS = frozenset({_ENVIRONMENT, "the macOS keychain"})
 #: Lines that use an SSH key the ordinary way (generate, add to the agent, connect with it).
 _SSH_USE = re.compile(r"\bssh-(?:keygen|add|copy-id)\b|\bchmod\b|\bssh\s+(?:-\w+\s+)*-i\b|\bIdentityFile\b|"
                       r"\bscp\s+-i\b|GIT_SSH_COMMAND", re.IGNORECASE)
@@ -207,6 +208,63 @@ def _line_verdicts(doc: Document, folded_offset: int, known: dict[int, tuple[boo
     return known[line]
 
 
+#: What may stand before a command that runs the one after it (``sudo env | ...``): after any other
+#: word, ``env`` is that word's argument, not a command.
+_RUNNERS = frozenset({"sudo", "doas", "exec", "command", "builtin", "nohup", "time", "nice", "xargs", "busybox",
+                      "then", "do", "else", "!", "{", "env", "timeout", "stdbuf", "setsid", "chroot", "strace"})
+_LAST_WORD = re.compile(r"(\S*)\s+$")
+
+
+def _env_not_run(before: str) -> bool:
+    """Whether the ``env`` that follows ``before`` (the text of its line before it) is no command
+    the shell runs: a file name after a redirection ("arg > env > config", a precedence order in a
+    comment) or an argument of another word ("prefers JF_USER_ID env > /Users/Me"); after a
+    command that runs another (``sudo``), an option, a number or an assignment it is a command."""
+    if before.rstrip().endswith(("<", ">")):
+        return True
+    word = _LAST_WORD.search(before)
+    if word is None or not word.group(1):
+        return False
+    last = word.group(1)
+    if last.endswith(("|", ";", "&", "(", "`", "{", "!")):
+        return False  # after a pipe or a list's separator: a command
+    return last.lower() not in _RUNNERS and not last.startswith("-") and not last.isdigit() and "=" not in last
+
+
+#: A copy of the environment assigned to a name (``env = dict(os.environ)``).
+_ENV_COPY = re.compile(r"(?:^|[\s;])([A-Za-z_]\w*)\s*=\s*$", re.MULTILINE)
+_ENV_KEYWORD = re.compile(r"\benv\s*=\s*$")
+
+
+def _child_environment(text: str, start: int) -> bool:
+    """Whether ``dict(os.environ)`` at ``start`` is a copy only changed and handed to a child process
+    (``env.pop("X"); subprocess.run(..., env=env)``): each use of its name changes it or passes it
+    as ``env=``.  A child inherits the environment anyway, so such a copy carries out nothing."""
+    line_start = text.rfind("\n", 0, start) + 1
+    name = _ENV_COPY.search(text, line_start, start)
+    if name is None:
+        return False
+    var = re.escape(name.group(1))
+    uses = re.compile(rf"(?<![\w.])({var})\b(?!\s*=(?!=))")
+    allowed = re.compile(rf"{var}(?:\.(?:pop|update|setdefault)\s*\(|\s*\[[^\]\n]*\]\s*=(?!=))")
+    passed = 0
+    for use in uses.finditer(text):
+        if _ENV_KEYWORD.search(text, max(0, use.start() - 20), use.start()):
+            passed += 1
+        elif not allowed.match(text, use.start()) and not text.endswith("del ", 0, use.start()):
+            return False
+    return passed > 0
+
+
+def _not_read(match: re.Match[str]) -> bool:
+    """Whether a match of the whole environment reads none of it: an ``env`` the shell does not run,
+    or a copy of ``os.environ`` handed to a child process."""
+    text, start = match.string, match.start()
+    if match.group()[:3].lower() == "env":
+        return _env_not_run(text[text.rfind("\n", 0, start) + 1:start])
+    return match.group().startswith("dict") and _child_environment(text, start)
+
+
 @functools.lru_cache(maxsize=None)
 def _read_slots() -> frozenset[int] | None:
     """The slots in the one-pass search for literals of the store and .env patterns (None: one of
@@ -227,7 +285,7 @@ def _reads(doc: Document) -> list[_Read]:
     for label, bulk, store in STORES:
         for match in store.finditer(doc):
             reads, uses_ssh = _line_verdicts(doc, match.start(), verdicts)
-            if label.startswith(("SSH", "an SSH")) and uses_ssh:
+            if label.startswith(("SSH", "an SSH")) and uses_ssh or label == _ENVIRONMENT and _not_read(match):
                 continue
             if doc.kind == "code" or reads:
                 found.append(_Read(match.start(), match.end(), label, bulk, False, _NEAR_LINES, True))
