@@ -192,7 +192,8 @@ def fake_delimiter(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
 
 #: A modal verb after a subject other than the agent ("root user on Linux will disable sandbox", in a
 #: flag's help): what a program does, stated, not the agent told to do it.
-_STATED = re.compile(r"\b(?!you\b|we\b)\w+\s+(?:will|would|may|might|could|can)(?:\s+(?:also|then|not))?\s+$",
+_STATED = re.compile(r"\b(?!you\b|we\b)\w+\s+(?:will|would|may|might|could|can|won't|wouldn't|can't|cannot)"
+                     r"(?:\s+(?:also|then|not))?\s+$",
                      re.IGNORECASE)
 
 
@@ -201,11 +202,29 @@ _STATED = re.compile(r"\b(?!you\b|we\b)\w+\s+(?:will|would|may|might|could|can)(
 _NO_REASON = re.compile(rf"\bno(?:t{_S}a)?{_S}(?:good{_S})?reason{_S}to{_S}$", re.IGNORECASE)
 
 
+#: A list item of a reference that documents a command-line option, up to the start of
+#: its description: "- `--yolo`: Automatically approve all tool calls." (a table row is an example already).
+_OPTION_ENTRY = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s*(?:\*\*)?`-{1,2}[\w-]+[^`\n]*`(?:\*\*)?"
+                           r"(?:\s*(?:,|/|\(|\)|\*\*|`-{1,2}[\w-]+`))*\s*(?::|\||\u2014|\u2013|-)\s*$", re.MULTILINE)
+#: A sentence right after the match that only warns ("... bypass permission checks. Use extreme caution.").
+_CAUTION_NEXT = re.compile(r"[^.!?\n]{0,200}[.!?]\s+(?:\*\*)?(?:(?:use|exercise|proceed\s+with)\s+"
+                           r"(?:extreme\s+|great\s+|extra\s+)?caution|be\s+(?:very\s+|extremely\s+)?careful)\b",
+                           re.IGNORECASE)
+
+
 def stated_not_asked(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Medium, not high, for what a program is said to do (a modal verb after its subject), or
     what is said to be no reason to do (the words before the match, not a cue anywhere in the
-    sentence: "there is no reason to tell the user" after a request hides it, it does not warn)."""
+    sentence: "there is no reason to tell the user" after a request hides it, it does not warn),
+    for what an option is documented to do in a reference's list of options, and for a sentence
+    the next one warns against."""
     before = doc.folded[max(0, match.start() - 40):match.start()]
+    line_start = line_bounds(doc.folded, match.start())[0]
+    if doc.is_reference and match.start() - line_start < 200 and _OPTION_ENTRY.match(
+            doc.folded, line_start, match.start()):
+        return replace(hit, detail=" (what an option does, in a reference)", severity="medium")
+    if _CAUTION_NEXT.match(doc.folded, match.end()):
+        return replace(hit, detail=" (warned against)", severity="medium")
     if _STATED.search(before):
         return replace(hit, detail=" (stated of a program, not asked of the agent)", severity="medium")
     if _NO_REASON.search(before):
@@ -218,7 +237,8 @@ DISABLE_APPROVALS = Rule(
     "Asking the agent to disable confirmations, the sandbox or safety checks lets everything after "
     "it run unreviewed.", SPOKEN, patterns=(
         prose(rf"\b(?:disable|turn{_S}off|switch{_S}off|bypass|circumvent|escape|break{_S}out{_S}of|deactivate|"
-              rf"get{_S}around|skip|ignore)(?:{_S}(?:the|your|all|any|its|their|every))*{_S}(?:sandbox(?:ing|es)?|"
+              rf"get{_S}around|skip|ignore)(?:{_S}(?:the|your|all|any|its|their|every))*{_S}(?:sandbox(?:ing|es)?\b"
+              rf"(?!{_S}(?:testing|tests?|orgs?|refresh(?:es)?|issues|errors|problems|validation|deployments?)\b)|"
               rf"guardrails|safety{_S}(?:checks?|filters?|measures|rules|guidelines|restrictions)|"
               rf"(?:tool{_S}|command{_S})?(?:approval|permission){_S}(?:prompts?|checks?|requests?|dialogs?|system|"
               rf"settings?|mode)|approvals|user{_S}confirmations?|security{_S}(?:checks|restrictions|policies|"
