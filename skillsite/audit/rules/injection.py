@@ -97,6 +97,11 @@ _SENSITIVE = re.compile(
     r"private\s+keys?|cookies?|webhook|install\w*|download\w*|base64|delete\w*|rm\s+-rf|send\s+(?:it|them|this|"
     r"that|the|all|every)|post\s+(?:it|them)|transmit\w*)\b|\.ssh\b|\.env\b|\.aws\b", re.IGNORECASE)
 _DENIED = re.compile(r"\b(?:not|never|no)\W+$", re.IGNORECASE)
+#: A modal verb after a subject other than the agent, right before "silently ...": "code that skips the
+#: null check will silently insert", "any integration relying on `X` will silently transmit".  The agent,
+#: you, we or it ("Claude will silently upload", "it may quietly send") are still told.
+_OTHER_WILL = re.compile(r"(?<![\w'])(?![`'\"(]*(?:you|we|i|it|agent|assistant|claude|model|ai|skill|codex|gemini)\b)"
+                         r"[\w`'\"().-]+\s+(?:will|would|may|might|could|can|does|did)\s+$", re.IGNORECASE)
 
 
 def _passage(doc: Document, start: int, end: int) -> tuple[int, int]:
@@ -152,9 +157,12 @@ class _Sensitive:
                 rf"пользовател(?:я|ей)\b", folds=True),
       ))
 def concealment(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """Not "did not silently execute" (a statement that it does not happen); high with a
-    sensitive word in the lines around it."""
+    """Not "did not silently execute" (a statement that it does not happen), nor what something
+    other than the agent "will silently insert" (a bug described); high with a sensitive word in
+    the lines around it."""
     if _DENIED.search(doc.folded[max(0, match.start() - 12):match.start()]):
+        return None
+    if match.group()[:1].lower() == "s" and _OTHER_WILL.search(doc.folded, max(0, match.start() - 60), match.start()):
         return None
     nearby = doc.remember(_Sensitive, lambda: _Sensitive(doc.folded))
     sensitive = nearby.within(*_passage(doc, match.start(), match.end()))
