@@ -93,6 +93,12 @@ def _runs_of_three(doc: Document) -> int:
         _ZERO_WIDTH_RUNS.finditer(doc.text), 2)))
 
 
+#: The longest run of one zero-width character repeated that is not taken as data: it spells
+#: nothing but its length, a bit or two, as runs of one or two (medium at most) already could;
+#: rich-text copies leave such runs after CJK punctuation ("。\u200b\u200b\u200b").
+_SHORT_REPEAT = 4
+
+
 def _letter(char: str) -> bool:
     return char.isalpha() and char.isascii()
 
@@ -102,15 +108,19 @@ def _letter(char: str) -> bool:
       "a run of them can carry hidden data (then high).", demotion=HIDDEN,
       patterns=(_written(f"[{_ZERO_WIDTH}]+"),), applies=_holding(_ZERO_WIDTH))
 def zero_width(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """A run of three or more (high: hidden data), or one between two letters; not a byte order
+    """A run of three or more (high: hidden data; medium when it repeats one character at most
+    :data:`_SHORT_REPEAT` times), or one between two letters; not a byte order
     mark, nor the text's one run of three or more when it holds each character once: the list a
     script that strips them spells out (``"\\u200b\\u200c\\u200d\\ufeff"``), a few bits at most,
     where data takes many runs or a long one."""
     run, text = match.group(), doc.text
     if match.start() == 0 and run == "\ufeff":
         return None
-    if len(run) >= 3 and not (len(set(run)) == len(run) and _runs_of_three(doc) == 1):
+    if len(run) > _SHORT_REPEAT and len(set(run)) == 1 or len(run) >= 3 and len(set(run)) > 1 and not (
+            len(set(run)) == len(run) and _runs_of_three(doc) == 1):
         return replace(hit, detail=f": a run of {len(run)}", severity="high")
+    if len(run) >= 3 and len(set(run)) == 1:  # one character a few times: residue, as runs of one or two are
+        return replace(hit, detail=f": a run of {len(run)} U+{ord(run[0]):04X}")
     before = text[match.start() - 1] if match.start() else ""
     after = text[match.end()] if match.end() < len(text) else ""
     return replace(hit, detail=f" (U+{ord(run[0]):04X})") if _letter(before) and _letter(after) else None
