@@ -25,6 +25,11 @@ from skillsite.agent.site_urls import OUTPUT_MARKER, path_of, url_of
 
 #: The signed lists of every published file's length and sha256 (skillsite.publish.signing).
 FILE_LISTS = "tuf/files/"
+#: The legacy discovery index's copies of skill files: checked against the signed lists of
+#: :data:`FILE_LISTS` too, after the manifest entry they copy.  Of skills sharing a name the build
+#: copies one, and nothing in the manifest says which: another skill's genuine files served in its
+#: place would match an entry, and only the lists pin what the build wrote there.
+LEGACY_COPIES = ".well-known/skills/"
 
 
 @dataclass
@@ -166,31 +171,35 @@ def _check_discovery(catalog: Any, entries: list[Any], report: Report) -> None:
         if not (isinstance(name, str) and isinstance(files, list) and all(isinstance(f, str) for f in files)):
             report.failures.append((legacy, "a skill without a name or a list of files"))
             continue
-        entry = _legacy_holder(catalog, name, skill.get("description"), by_name.get(name, []))
+        copies = {path: f".well-known/skills/{name}/{path}" for path in files}
+        entry = _legacy_holder(catalog, copies, by_name.get(name, []))
         if entry is None:
             continue
         shas = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
-        for path in files:
-            copy = f".well-known/skills/{name}/{path}"
+        for path, copy in copies.items():
             _check(report, copy, lambda copy=copy, path=path: _same_digest(
                 catalog.site_file(copy), "sha256:" + shas.get(path, "")))
 
 
-def _legacy_holder(catalog: Any, name: str, description: Any, named: list[Any]) -> Any | None:
-    """The entry whose files the legacy index's copies under ``name`` are, of the entries ``named``
-    so (in manifest order).  When skills share a name the build lists one of them, by an order the
-    manifest does not hold (source order, priority, ``copies.prefer``): the one with the row's
-    description, else whose SKILL.md the copy is (else the first, whose digests then fail)."""
+def _legacy_holder(catalog: Any, copies: dict[str, str], named: list[Any]) -> Any | None:
+    """The entry whose files the legacy index's ``copies`` (path in the skill -> site path) are, of
+    the entries ``named`` so (in manifest order): the first whose every file they equal, else the
+    first (whose digests then fail).  When skills share a name the build lists one of them by an
+    order the manifest does not hold (source order, priority, ``copies.prefer``); which one it is,
+    the signed lists of ``tuf/files/`` pin (:data:`LEGACY_COPIES`)."""
     if len(named) < 2:
         return named[0] if named else None
-    described = [e for e in named if e.description == description] or named
-    if len(described) > 1:
+    shas: dict[str, str | None] = {}
+    for path, copy in copies.items():
         try:
-            sha = hashlib.sha256(catalog.site_file(f".well-known/skills/{name}/SKILL.md")).hexdigest()
+            shas[path] = hashlib.sha256(catalog.site_file(copy)).hexdigest()
         except (LoaderError, OSError):
-            sha = None
-        described = [e for e in described if e.sha256 == sha] or described
-    return described[0]
+            shas[path] = None
+    for entry in named:
+        held = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
+        if all(held.get(path) == sha for path, sha in shas.items()):
+            return entry
+    return named[0]
 
 
 def _signed_index(catalog: Any, index: str, report: Report) -> list[dict[str, Any]]:
@@ -234,7 +243,7 @@ def _check_listed(catalog: Any, report: Report) -> dict[str, Any]:
             continue
         listed.update(json.loads(data)["files"])
     for rel, info in sorted(listed.items()):
-        if rel not in report.seen and url_of(rel) not in report.seen:
+        if rel.startswith(LEGACY_COPIES) or (rel not in report.seen and url_of(rel) not in report.seen):
             _check(report, rel, lambda rel=rel, info=info: _same_file(catalog.site_file(rel), info))
     return listed
 

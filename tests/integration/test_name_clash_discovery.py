@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from typing import Callable
 
 from skillsite.config import SiteConfig
 from skillsite.publish.build import build
@@ -158,8 +159,8 @@ def test_a_rebuild_moves_the_catalogs_warning_as_a_cold_build(tmp_path: Path) ->
 
 def test_verify_checks_the_legacy_copies_against_the_skill_listed(tmp_path: Path) -> None:
     """``skillsite verify`` took the legacy index's copies under a shared name for the last skill of
-    that name by id, and failed a genuine signed catalog: they are the listed one's (its
-    description, else its SKILL.md), whatever its place; a copy changed still fails."""
+    that name by id, and failed a genuine signed catalog: they are the listed one's, whatever its
+    place; a copy changed still fails."""
     src = tmp_path / "src"
     write_variants(src, ("skills/foo",))
     write_skill(src, "zzz/skills/foo", f"name: foo\ndescription: {VARIANTS['skills/foo'][0]}\n",
@@ -183,3 +184,49 @@ def test_verify_checks_the_legacy_copies_against_the_skill_listed(tmp_path: Path
     (out / ".well-known/skills/foo/notes.md").write_text("changed\n", encoding="utf-8")
     checked = skillsite("verify", str(out), "--trusted-key", public)
     assert checked.returncode == 1 and "FAILED .well-known/skills/foo/notes.md" in checked.stdout
+
+
+def _signed_build(tmp_path: Path, src: Path) -> tuple[Path, Callable[[Path], subprocess.CompletedProcess[str]]]:
+    """``src`` built and signed into tmp_path/site, and a ``skillsite verify`` of a site with its key."""
+    key, out = tmp_path / "k.pem", tmp_path / "site"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("SKILLSITE_SIGNING_KEY", None)
+
+    def skillsite(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True, text=True,
+                              timeout=300, env=env, cwd=tmp_path)
+
+    public = skillsite("keys", "new", "--out", str(key)).stdout.split()[-1]
+    assert skillsite("build", str(src), "-o", str(out), "--sign-key", str(key), "--no-cache", "-q").returncode == 0
+    return out, lambda site: skillsite("verify", str(site), "--trusted-key", public)
+
+
+def test_verify_refuses_the_other_skills_genuine_copy_under_a_shared_name(tmp_path: Path) -> None:
+    """Two skills named foo with one description: the build copies skills/foo into the legacy index.
+    The other one's SKILL.md served there matches a manifest entry (a review found verify passing
+    it once the holder was looked up by the copy itself): the signed file lists pin what was written."""
+    src = tmp_path / "src"
+    write_variants(src, ("skills/foo",))
+    write_skill(src, ".claude/skills/foo", f"name: foo\ndescription: {VARIANTS['skills/foo'][0]}\n",
+                body="# Other\n\nThe same description, another body.\n")
+    out, verify = _signed_build(tmp_path, src)
+    assert verify(out).returncode == 0
+    copy = out / ".well-known/skills/foo/SKILL.md"
+    copy.write_bytes((out / "skills/.claude/skills/foo/SKILL.md").read_bytes())
+    checked = verify(out)
+    assert checked.returncode == 1 and "FAILED .well-known/skills/foo/SKILL.md" in checked.stdout, checked.stdout
+
+
+def test_verify_takes_the_copies_of_the_skill_whose_every_file_they_are(tmp_path: Path) -> None:
+    """Two skills named baz with one SKILL.md and different scripts: the legacy copies are the
+    listed skill's (skills/baz), which the first entry by id (.claude/skills/baz) is not; a genuine
+    catalog verifies."""
+    src = tmp_path / "src"
+    for place, script in (("skills/baz", "echo listed\n"), (".claude/skills/baz", "echo variant\n")):
+        write_skill(src, place, "name: baz\ndescription: A baz skill. Use when bazzing.\n", body="# Baz\n")
+        (src / place / "scripts").mkdir()
+        (src / place / "scripts/run.sh").write_text(script, encoding="utf-8")
+    out, verify = _signed_build(tmp_path, src)
+    assert (out / ".well-known/skills/baz/scripts/run.sh").read_text(encoding="utf-8") == "echo listed\n"
+    checked = verify(out)
+    assert checked.returncode == 0 and "all hold" in checked.stdout, checked.stdout
