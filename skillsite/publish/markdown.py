@@ -67,6 +67,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from skillsite.agent.site_urls import url_of
+from skillsite.audit.folding import unusual
 from skillsite.publish.knowledge import KNOWLEDGE_FOLDER
 from skillsite.source.discover import SKILL_FILES
 from skillsite.source.links import inside_skill_dir
@@ -480,14 +481,23 @@ def _image(state: StateCore, token: Token, skill_id: str, targets: LinkTargets, 
 
 def _comment_end(text: str, start: int, end: int) -> int | None:
     """Where the HTML comment opening at ``start`` ends, within ``text[:end]``, or None if it is not
-    closed there.  ``<!-->`` and ``<!--->`` are empty ones (CommonMark's); any other ends at the first
-    ``-->`` after its opener, as the audit's SK607 pairs them: a page hides no text the audit does
-    not read as a comment's (``--!>``, which ends one in HTML, ends none here)."""
+    closed there or is not one the page may hide.  ``<!-->`` and ``<!--->`` are empty ones
+    (CommonMark's); any other ends at the first ``-->`` after its opener, as the audit's SK607 pairs
+    them (``--!>``, which ends one in HTML, ends none here), and is hidden only when the audit reads
+    it as written (:func:`_read_as_written`): a page hides no text the audit does not read as a comment's."""
     for empty in ("<!-->", "<!--->"):
         if text.startswith(empty, start, end):
             return start + len(empty)
     close = text.find("-->", start + 4, end)
-    return None if close < 0 else close + 3
+    return None if close < 0 or not _read_as_written(text[start:close + 3]) else close + 3
+
+
+def _read_as_written(comment: str) -> bool:
+    """Whether the audit's folded copy of ``comment`` is ``comment`` as far as pairing goes: no
+    character reference (``--&gt;``) and no character the audit removes or maps to ASCII (``--\u200b>``,
+    a fullwidth ``>``), either of which would close it earlier there than on the page, the text
+    after that closer read as shown while the page hides it."""
+    return "&" not in comment and not unusual(comment)
 
 
 def _outside_comments(text: str) -> str:

@@ -367,8 +367,6 @@ _AGENT_DIRECTED = re.compile(
 _COMMENT_ACTION = re.compile(
     r"\b(?:curl|wget|base64|exfiltrat\w*|upload|send|post|transmit|ssh|credential|password|token|secret|"
     r"api[_ ]?key|\.env\b|https?://|execute|run)\b", re.IGNORECASE)
-_COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint|cspell|todo|fixme|toc|"
-                             r"begin|end|start|stop|section|generated|auto-?generated|do not edit|lint)", re.IGNORECASE)
 
 
 #: A comment opener that starts a line (after indentation, quote and list markers): where an HTML
@@ -403,7 +401,7 @@ def hidden_instructions(doc: Document, match: re.Match[str], hit: Hit) -> Hit | 
             return None
         opener = hidden
     inner = match.string[opener + 4:match.end(1)]
-    if len(inner.strip()) < 12 or _COMMENT_BENIGN.search(inner):
+    if len(inner.strip()) < 12:
         return None
     if _AGENT_DIRECTED.search(inner) and _COMMENT_ACTION.search(inner) or any(
             p.gate.pattern.search(inner) for p in (*injection.OVERRIDE.patterns, *injection.concealment.patterns)):
