@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_entries import CatalogEntries
-from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, RISKS, offered_to_model, prompt_order,
-                                            within_max_risk)
+from skillsite.agent.catalog_format import (DEFAULT_MAX_RISK, FORMAT, FORMAT_VERSION, RISKS, offered_to_model,
+                                            prompt_order, within_max_risk)
 from skillsite.agent.catalog_search import CatalogSearch
 from skillsite.agent.catalog_versions import Histories
 from skillsite.agent.eligibility import current_platform, ineligible_reasons
@@ -81,7 +81,6 @@ DEFAULT_TIMEOUT = 10.0
 #: is meant to take longer).
 LONGEST_TIMEOUT = 86400.0
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-DEFAULT_MAX_RISK = "medium"
 
 
 class Catalog:

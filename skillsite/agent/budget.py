@@ -92,9 +92,14 @@ def _claude_code_line(entry: Listable) -> str:
     return f"- {entry.name}: {one_line(claude_code_text(entry), CLAUDE_CODE_ENTRY_CHARS)}\n"
 
 
-def _fitting(line: Callable[[Listable], str]) -> Callable[[Sequence[Listable], Sequence[str], int], int]:
+#: How many of the skills (in prompt order, at their locations) a listing fits in a budget, with
+#: how many more were withheld as above the default risk limit (which a listing may say).
+Fitting = Callable[[Sequence[Listable], Sequence[str], int, int], int]
+
+
+def _fitting(line: Callable[[Listable], str]) -> Fitting:
     """How many skills a listing of one ``line`` each fits in a budget, in their order."""
-    def fitting(entries: Sequence[Listable], locations: Sequence[str], budget: int) -> int:
+    def fitting(entries: Sequence[Listable], locations: Sequence[str], budget: int, withheld: int = 0) -> int:
         used = 0
         for count, entry in enumerate(entries):
             used += len(line(entry))
@@ -104,8 +109,9 @@ def _fitting(line: Callable[[Listable], str]) -> Callable[[Sequence[Listable], S
     return fitting
 
 
-def _fitting_xml(entries: Sequence[Listable], locations: Sequence[str], budget: int) -> int:
-    return available_skills_xml(entries, locations, budget).count("<skill>\n")
+def _fitting_xml(entries: Sequence[Listable], locations: Sequence[str], budget: int, withheld: int = 0) -> int:
+    """How many skills an ``<available_skills>`` block fits (its notice of the ``withheld`` takes room too)."""
+    return available_skills_xml(entries, locations, budget, withheld=withheld).count("<skill>\n")
 
 
 @dataclass(frozen=True)
@@ -114,7 +120,7 @@ class AgentBudget:
 
     agent: str
     budget: int
-    fitting: Callable[[Sequence[Listable], Sequence[str], int], int]
+    fitting: Fitting
 
 
 AGENT_BUDGETS = (
@@ -145,14 +151,15 @@ def catalog_block_budget(prompt_budget: int) -> AgentBudget:
 
 
 def budget_fits(entries: Sequence[ManifestEntry | Mapping[str, Any]], locations: dict[str, str],
-                more: Sequence[AgentBudget] = ()) -> list[BudgetFit]:
-    """For every known agent budget and those of ``more``, which skills offered to a model fit its listing."""
+                more: Sequence[AgentBudget] = (), withheld: int = 0) -> list[BudgetFit]:
+    """For every known agent budget and those of ``more``, which skills offered to a model fit its
+    listing (``withheld``: how many more the caller left out as above the default risk limit)."""
     shown = prompt_order(listed(entries))
     where = [locations.get(e.id, e.id) for e in shown]
     ids = [e.id for e in shown]
     fits = []
     for agent in (*AGENT_BUDGETS, *more):
-        count = agent.fitting(shown, where, agent.budget)
+        count = agent.fitting(shown, where, agent.budget, withheld)
         fits.append(BudgetFit(agent.agent, agent.budget, len(shown), tuple(ids[:count]), tuple(ids[count:])))
     return fits
 

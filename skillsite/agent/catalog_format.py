@@ -8,6 +8,10 @@ from typing import Iterable, Protocol, TypeVar
 FORMAT = "skillsite-catalog"
 #: Audit risks, least first; a catalog built before the audit has none ("none").
 RISKS = ("none", "low", "medium", "high")
+#: The highest audit risk offered unless a reader says otherwise: the loader's ``max_risk``, the
+#: commands' ``--max-risk``, and the published ``available_skills.xml`` and ``llms.txt``, which
+#: a model reads with no loader in between.
+DEFAULT_MAX_RISK = "medium"
 #: skills.json as one file: every entry in its ``skills``.
 WHOLE_FORMAT_VERSION = 1
 #: skills.json as the root of a paged catalog: the first page of entries in its ``skills``, the

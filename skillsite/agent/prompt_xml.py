@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
+from skillsite.agent.catalog_format import DEFAULT_MAX_RISK
 from skillsite.agent.entry import Triggers
 from skillsite.agent.xml_chars import xml_allowed
 from skillsite.search.terms import trigger_words
@@ -105,33 +106,34 @@ SMALLEST_BUDGET = len(HEAD + TAIL)
 
 
 def available_skills_xml(entries: Sequence[Listed], locations: Sequence[str], budget: int,
-                         excluded: int = 0, triggers: bool = False) -> str:
+                         excluded: int = 0, triggers: bool = False, withheld: int = 0) -> str:
     """The ``<available_skills>`` block, never longer than ``budget`` characters.
 
     ``entries`` are manifest entries already in prompt order, ``locations`` their SKILL.md
     URLs.  Entries are added in order until the next would not fit; a ``<notice>`` says how
-    many were left out (``excluded`` counts skills removed earlier, e.g. as ineligible, and is
-    reported separately).  With ``triggers``, each entry lists its trigger phrases.
+    many were left out (``excluded`` counts skills removed earlier, e.g. as ineligible, and
+    ``withheld`` those the audit rates above :data:`DEFAULT_MAX_RISK`, each reported separately).
+    With ``triggers``, each entry lists its trigger phrases.
     """
     head, tail = HEAD, TAIL
     parts: list[str] = []
     used = len(head) + len(tail)
-    worst_notice = len(_notice(len(entries), excluded, budget))
+    worst_notice = len(_notice(len(entries), excluded, budget, withheld))
     for index, (entry, location) in enumerate(zip(entries, locations)):
         listed = trigger_words(entry.triggers.to_json()) if triggers and entry.triggers is not None else ()
         piece = skill_entry_xml(entry.name, entry.description, location, listed)
         is_last = index == len(entries) - 1
-        reserve = 0 if is_last and not excluded else worst_notice
+        reserve = 0 if is_last and not excluded and not withheld else worst_notice
         if used + len(piece) + reserve > budget:
             break
         parts.append(piece)
         used += len(piece)
     omitted = len(entries) - len(parts)
-    notice = _notice(omitted, excluded, budget) if omitted or excluded else ""
+    notice = _notice(omitted, excluded, budget, withheld) if omitted or excluded or withheld else ""
     block = head + "".join(parts) + notice + tail
     if len(block) > budget:  # a budget too small for the notice: the short one, else the empty block
-        short = head + _short_notice(omitted + excluded) + tail
-        block = short if len(short) <= budget else head + tail if len(head + tail) <= budget else ""
+        short = head + _short_notice(omitted + excluded) + tail if omitted or excluded else ""
+        block = short if short and len(short) <= budget else head + tail if len(head + tail) <= budget else ""
     return block
 
 
@@ -141,12 +143,17 @@ def _short_notice(unlisted: int) -> str:
     return f"<notice>{unlisted} skill{'s' if unlisted != 1 else ''} not listed; search the catalog.</notice>\n"
 
 
-def _notice(omitted: int, excluded: int, budget: int) -> str:
-    """The ``<notice>`` that says how many skills a block leaves out, and why."""
+def _notice(omitted: int, excluded: int, budget: int, withheld: int = 0) -> str:
+    """The ``<notice>`` that says how many skills a block leaves out, and why (those ``withheld``
+    as above the default risk limit are not to be searched for: a loader refuses them)."""
     reasons = []
     if omitted:
         reasons.append(f"{omitted} more skill{'s' if omitted != 1 else ''} not listed "
                        f"(prompt budget {budget} characters)")
     if excluded:
         reasons.append(f"{excluded} skill{'s' if excluded != 1 else ''} not eligible here")
-    return f"<notice>{xml_text('; '.join(reasons))}; search the catalog to find them.</notice>\n"
+    searched = f"{'; '.join(reasons)}; search the catalog to find them." if reasons else ""
+    refused = (f"{withheld} skill{'s' if withheld != 1 else ''} not listed: the catalog's audit rates "
+               f"{'it' if withheld == 1 else 'them'} above {DEFAULT_MAX_RISK} risk, the most a loader offers "
+               f"unless told otherwise (max_risk).") if withheld else ""
+    return f"<notice>{xml_text(' '.join(t for t in (searched, refused) if t))}</notice>\n"

@@ -112,10 +112,13 @@ def summary_line(summary: dict) -> str:
 
 
 def budget_line(budget) -> str:
-    """One line saying how many skills each agent's listing holds with full descriptions."""
+    """One line saying how many skills each agent's listing holds with full descriptions (and how many
+    the catalog's listings withhold as above the default risk limit: no listing counts them)."""
     parts = [f"{b['agent']} ({b['budget']:,} chars) {b['fit']:,}" for b in budget]
     listed = budget[0]["listed"] if budget else 0
-    return f"Listing budgets (of {counted(listed, 'skill')} offered to models): " + ", ".join(parts)
+    withheld = budget[0].get("withheld", 0) if budget else 0
+    above = f"; {withheld:,} rated above {budget[0].get('max_risk', 'medium')} risk withheld" if withheld else ""
+    return f"Listing budgets (of {counted(listed, 'skill')} offered to models{above}): " + ", ".join(parts)
 
 
 def nothing_found(diags, skills_found: int) -> bool:

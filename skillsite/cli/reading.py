@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from skillsite.agent.catalog_format import DEFAULT_MAX_RISK, RISKS
 from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.output import fail
 from skillsite.diagnostics import json_output, printable, printable_document
@@ -37,7 +38,7 @@ def catalog_options_for(default: str | None, *, with_catalog: bool = True):
                             callback=lambda ctx, _param, value: ctx.meta.__setitem__("trusted_keys", value),
                             help="Refuse the catalog unless it is signed by KEY (ed25519:<base64>; repeatable) "
                                  "[default: $SKILLSITE_TRUSTED_KEYS, comma-separated].")(func)
-        func = click.option("--max-risk", type=click.Choice(["none", "low", "medium", "high"]), default="medium",
+        func = click.option("--max-risk", type=click.Choice(list(RISKS)), default=DEFAULT_MAX_RISK,
                             show_default=True, expose_value=False, is_eager=True,
                             callback=lambda ctx, _param, value: ctx.meta.__setitem__("max_risk", value),
                             help="Highest audit risk of a skill to load or offer (high: every skill).")(func)
@@ -86,7 +87,7 @@ def catalog_opener(source: str, cache_dir: Path | None, timeout: float, allowed_
     from skillsite.loader import Catalog
 
     meta = click.get_current_context().meta
-    max_risk, trusted_keys = meta.get("max_risk", "medium"), meta.get("trusted_keys") or None
+    max_risk, trusted_keys = meta.get("max_risk", DEFAULT_MAX_RISK), meta.get("trusted_keys") or None
 
     def open_again():
         return Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
@@ -179,8 +180,6 @@ def print_results(query: str, results) -> None:
 def withheld_text(risks: list[str], k: int, max_risk: str) -> str:
     """What ``skillsite search`` says on stderr of the ``risks`` of the best ``k`` matches it left
     out as above ``max_risk`` (as a RiskError names the flag that would let them through)."""
-    from skillsite.agent.catalog_format import RISKS
-
     highest = max(risks, key=RISKS.index)
     counted_skills, verb, them = ("1 skill", "is", "it") if len(risks) == 1 else (f"{len(risks)} skills", "are", "them")
     return (f"{counted_skills} among the {k} best matches at any risk {verb} rated above --max-risk {max_risk} by "

@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from skillsite import __version__
 from skillsite.agent.budget import budget_fits, catalog_block_budget
-from skillsite.agent.catalog_format import offered_to_model, prompt_order
+from skillsite.agent.catalog_format import DEFAULT_MAX_RISK, offered_to_model, prompt_order, within_max_risk
 from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.manifest_pages import ROOT_PAGE_SIZE, entries_per_page
 from skillsite.agent.prompt_xml import available_skills_xml
@@ -186,9 +186,9 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     if manifest.get("signing"):
         staging.write(TUF_SCHEMA_FILE, indented_json(load_schema(TUF_SCHEMA_FILE)))
     write_document(staging, INDEX_PATH, discovery.index_json())
-    ordered = prompt_order(manifest["skills"])
+    ordered, withheld = offered_by_default(manifest["skills"])
     block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
-                                 config.prompt_budget)
+                                 config.prompt_budget, withheld=len(withheld))
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
     return digest_of_entries, write_compatibility_files(staging, config, manifest["skills"], discovery)
 
@@ -263,10 +263,23 @@ def write_document(staging: Staging, rel: str, data: bytes) -> None:
     staging.write_keyed(rel, sha256_hex(data), lambda: data)
 
 
+def offered_by_default(entries: Sequence[ManifestEntry]) -> tuple[list[ManifestEntry], list[ManifestEntry]]:
+    """The skills offered to a model, in prompt order, that the audit rates at most
+    :data:`DEFAULT_MAX_RISK`, and those it rates above (in the same order): a model that reads
+    available_skills.xml has no loader to refuse a skill, so the block offers what a loader would."""
+    shown = prompt_order(entries)
+    return ([e for e in shown if within_max_risk(e, DEFAULT_MAX_RISK)],
+            [e for e in shown if not within_max_risk(e, DEFAULT_MAX_RISK)])
+
+
 def listing_budgets(entries: list[ManifestEntry], config: SiteConfig) -> tuple[dict[str, Any], ...]:
     """How the catalog fits each known agent listing (first ten cut ids each), and its own
-    available_skills.xml when ``prompt_budget`` is not the 30,000 characters of the last one."""
+    available_skills.xml when ``prompt_budget`` is not the 30,000 characters of the last one: of
+    the skills available_skills.xml offers (``withheld``: how many it leaves out as above
+    :data:`DEFAULT_MAX_RISK`)."""
     own = () if config.prompt_budget == DEFAULT_PROMPT_BUDGET else (catalog_block_budget(config.prompt_budget),)
-    fits = budget_fits(entries, {e.id: absolute(config, e.urls.skill_md) for e in entries}, own)
+    offered, withheld = offered_by_default(entries)
+    fits = budget_fits(offered, {e.id: absolute(config, e.urls.skill_md) for e in offered}, own, len(withheld))
     return tuple({"agent": f.agent, "budget": f.budget, "listed": f.listed, "fit": len(f.fit),
-                  "first_cut": list(f.cut[:10])} for f in fits)
+                  "first_cut": list(f.cut[:10]), "withheld": len(withheld), "max_risk": DEFAULT_MAX_RISK}
+                 for f in fits)

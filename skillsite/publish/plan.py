@@ -45,7 +45,8 @@ class BuildResult:
     output_bytes: int
     seconds: float
     stages: dict[str, float] = field(default_factory=dict)  # seconds per stage
-    budget: tuple[dict[str, Any], ...] = ()   # per agent listing: {agent, budget, listed, fit, first_cut}
+    # per agent listing: {agent, budget, listed, fit, first_cut, withheld (above max_risk), max_risk}
+    budget: tuple[dict[str, Any], ...] = ()
 
     @property
     def errors(self) -> int:
