@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import jinja2
 from markupsafe import Markup
 
-from skillsite.agent.catalog_format import offered_to_model, prompt_order
+from skillsite.agent.catalog_format import DEFAULT_MAX_RISK, offered_to_model, prompt_order, within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.cache import KeptObjects, digest, kept_or_made
 from skillsite.config import SiteConfig, builtin_templates
@@ -467,26 +467,30 @@ def _later_pages(pages: SitePages) -> list[str]:
 
 
 def _llms_txt(pages: SitePages) -> None:
-    """llms.txt: every listed skill, those offered to models first; a catalog above
-    ``shard_above`` lists at most :data:`LLMS_MAX_SKILLS` (the first a model is offered, in prompt
-    order) and says where the others are."""
+    """llms.txt: every listed skill the audit rates at most :data:`DEFAULT_MAX_RISK` (a model
+    reads it with no loader to refuse the others; it says how many it withholds), those offered
+    to models first; a catalog above ``shard_above`` lists at most :data:`LLMS_MAX_SKILLS` (the
+    first a model is offered, in prompt order) and says where the others are."""
     config = pages.config
     install = catalog_install_lines(config)
-    most = page_size(config, LLMS_MAX_SKILLS) if pages.per_page else len(pages.listed)
-    visible = [e for e in pages.listed if offered_to_model(e)]
-    others = [e for e in pages.listed if not offered_to_model(e)]
-    if len(pages.listed) > most:
+    usable = [e for e in pages.listed if within_max_risk(e, DEFAULT_MAX_RISK)]
+    withheld = len(pages.listed) - len(usable)
+    most = page_size(config, LLMS_MAX_SKILLS) if pages.per_page else len(usable)
+    visible = [e for e in usable if offered_to_model(e)]
+    others = [e for e in usable if not offered_to_model(e)]
+    if len(usable) > most:
         visible = prompt_order(visible)[:most]
         others = others[:most - len(visible)]
     key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.signing,
-                 pages.shown_counts, _llms_entries(pages, visible, others), install, most, len(pages.listed))
+                 pages.shown_counts, _llms_entries(pages, visible, others), install, most, len(usable), withheld,
+                 DEFAULT_MAX_RISK)
 
     def values() -> dict[str, Any]:
         return {"site": pages.manifest["site"], "counts": pages.shown_counts, "install": install,
                 "signing": pages.signing if config.base_url else None,
                 "visible": visible, "others": others, "left_out": len(pages.listed) - len(visible) - len(others),
-                "listed": len(pages.listed), "link": lambda rel: markdown_destination(absolute(config, rel)),
-                "badges": badges}
+                "listed": len(pages.listed), "withheld": withheld, "max_risk": DEFAULT_MAX_RISK,
+                "link": lambda rel: markdown_destination(absolute(config, rel)), "badges": badges}
 
     pages.keyed_page("llms.txt", "llms.txt", key, values)
 

@@ -100,3 +100,31 @@ def test_a_rebuild_writes_what_a_cold_build_writes(tmp_path: Path) -> None:
         assert (out / "available_skills.xml").read_bytes() == \
             (tmp_path / f"cold-{len(body)}" / "available_skills.xml").read_bytes()
     assert names((out / "available_skills.xml").read_text()) == ["mid", "notes"]
+
+
+def llms_links(text: str) -> list[str]:
+    return [line.split("](")[0][3:] for line in text.splitlines() if line.startswith("- [")]
+
+
+def test_llms_txt_leaves_out_the_skill_and_says_so(site: Path) -> None:
+    text = (site / "llms.txt").read_text()
+    assert llms_links(text) == ["mid", "notes"]
+    assert "This file leaves out 1 skill the catalog's audit rates above medium risk:" in text
+    assert "[high risk](risk/high/)" in text and (site / "risk/high/index.html").is_file()
+    assert "those a model is offered first" not in text  # nothing else is left out
+
+
+@pytest.mark.parametrize("shard_above", [2000, 1], ids=["whole", "paged"])
+def test_llms_txt_of_a_rebuild_is_a_cold_builds(tmp_path: Path, shard_above: int) -> None:
+    """llms.txt is kept between builds by its key: a skill that becomes high risk leaves it, one
+    cleaned up comes back, as in a cold build."""
+    src = tree(tmp_path / "src")
+    out, config = tmp_path / "site", SiteConfig(shard_above=shard_above)
+    assert build([src], out, config).ok
+    for step, body in enumerate(("# Installer\n\nRun the foo installer from your package manager.\n", RISKY)):
+        write_skill(src, "installer", body=body, description="Installs the foo CLI. Use when foo is wanted.")
+        cold = tmp_path / f"cold-{step}"
+        assert build([src], out, config).ok and build([src], cold, config).ok
+        assert (out / "llms.txt").read_bytes() == (cold / "llms.txt").read_bytes()
+        shown = llms_links((out / "llms.txt").read_text())
+        assert shown and ("installer" in shown) is (step == 0)  # paged: the first skill a model is offered
