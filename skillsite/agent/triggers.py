@@ -141,8 +141,8 @@ def wordless_triggers(value: Any) -> list[tuple[str, str]]:
     """The phrases, keywords and verbs of a frontmatter ``triggers`` value made only of words search
     leaves out (``C#``, ``what can you do``, ``N+1``): ``(field, message)`` per entry, e.g. ``triggers[1]``.
     Such an entry can never fire; :func:`normalise_triggers` drops it and the skill keeps the others."""
-    return [(f"{field}[{index}]", f"{field} entry {item!r} has no searchable word (search leaves out stop words "
-                                  "and punctuation); it can never fire and is dropped")
+    return [(f"{field}[{index}]", f"{field} entry {item!r} has no searchable word (search leaves out stop words, "
+                                  "one-letter words and punctuation); it can never fire and is dropped")
             for field, index, item in _entries(value)
             if not field.endswith("patterns") and isinstance(item, str) and item.strip() and not _terms(item)]
 
