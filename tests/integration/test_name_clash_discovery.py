@@ -167,22 +167,13 @@ def test_verify_checks_the_legacy_copies_against_the_skill_listed(tmp_path: Path
                 body="# Zzz\n\nSame description, another body.\n")
     write_skill(src, "zzz/skills/bar", "name: bar\ndescription: A bar skill. Use when barring.\n")
     write_skill(src, "bar", "name: bar\ndescription: Another bar skill. Use when barring.\n")
-    key, out = tmp_path / "k.pem", tmp_path / "site"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("SKILLSITE_SIGNING_KEY", None)
-
-    def skillsite(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True, text=True,
-                              timeout=300, env=env, cwd=tmp_path)
-
-    public = skillsite("keys", "new", "--out", str(key)).stdout.split()[-1]
-    assert skillsite("build", str(src), "-o", str(out), "--sign-key", str(key), "--no-cache", "-q").returncode == 0
+    out, verify = _signed_build(tmp_path, src)
     listed = {VARIANTS["skills/foo"][0], "Another bar skill. Use when barring."}  # bar, skills/foo: not last by id
     assert {row["description"] for row in indexed(out)[1]} == listed
-    checked = skillsite("verify", str(out), "--trusted-key", public)
+    checked = verify(out)
     assert checked.returncode == 0 and "all hold" in checked.stdout, checked.stdout
     (out / ".well-known/skills/foo/notes.md").write_text("changed\n", encoding="utf-8")
-    checked = skillsite("verify", str(out), "--trusted-key", public)
+    checked = verify(out)
     assert checked.returncode == 1 and "FAILED .well-known/skills/foo/notes.md" in checked.stdout
 
 
