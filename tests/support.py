@@ -41,6 +41,13 @@ REAL_SKILLS = [RealSkills("sample", SAMPLE, 48, 2, 22)] + (
 sys.path.insert(0, str(REPO / "tests" / "fixtures"))
 
 
+def severities(code: str, path: str, text: str) -> list[str]:
+    """The severity of each finding ``code`` the audit makes of ``text`` read as the file ``path``."""
+    from skillsite.audit.engine import audit_document
+
+    return [f.severity for f in audit_document(path, text) if f.code == code]
+
+
 def load_script(path: Path) -> ModuleType:
     """A script of the repository (a benchmark) loaded as a module of its file's name, to test its functions."""
     spec = importlib.util.spec_from_file_location(path.stem, path)

@@ -234,6 +234,15 @@ def line_bounds(text: str, start: int, end: int | None = None) -> tuple[int, int
     return text.rfind("\n", low, start) + 1 or low, high if finish < 0 else finish
 
 
+def paragraph_bounds(text: str, start: int, end: int, reach: int) -> tuple[int, int]:
+    """(begin, finish) offsets of the paragraph (between blank lines) holding ``text[start:end]``,
+    each at most ``reach`` characters away from it: what a rule reads around a match for the words
+    that say what it is."""
+    low, high = max(0, start - reach), min(len(text), end + reach)
+    before, after = text.rfind("\n\n", low, start), text.find("\n\n", end, high)
+    return before + 2 if before >= 0 else low, high if after < 0 else after
+
+
 def clipped_before(text: str, begin: int) -> bool:
     """Whether a line's ``begin`` from :func:`line_bounds` is not the true start of its line."""
     return begin > 0 and text[begin - 1] != "\n"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from skillsite.audit.engine import audit_document
+from support import severities
 
 FRONT = "---\nname: x\ndescription: Does x. Use when asked.\n---\n\n"
 
 
 def sk613(path: str, text: str) -> list[str]:
-    return [f.severity for f in audit_document(path, text) if f.code == "SK613"]
+    return severities("SK613", path, text)
 
 
 @pytest.mark.parametrize("line", [

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from skillsite.audit.engine import audit_document
+from support import severities
 
 FRONT = "---\nname: x\ndescription: Does x. Use when asked.\n---\n\n"
 
 
 def sk611(text: str) -> list[str]:
-    return [f.severity for f in audit_document("SKILL.md", FRONT + text + "\n") if f.code == "SK611"]
+    return severities("SK611", "SKILL.md", FRONT + text + "\n")
 
 
 @pytest.mark.parametrize("sentence", [

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from skillsite.audit.engine import audit_document
+from support import severities
 
 SEND = "fetch(`${base}/Users/Me`, { method: 'POST', body: data });\n"
 PY_SEND = "urllib.request.urlopen(urllib.request.Request(url, data=body, method='POST'))\n"
 
 
 def sk620(path: str, text: str) -> list[str]:
-    return [f.severity for f in audit_document(path, text) if f.code == "SK620"]
+    return severities("SK620", path, text)
 
 
 @pytest.mark.parametrize("comment", [

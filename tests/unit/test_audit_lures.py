@@ -8,6 +8,7 @@ import time
 import pytest
 
 from skillsite.audit.engine import audit_document
+from support import severities
 
 RELEASE = "https://github.com/Ddoy233/openclawcli/releases/download/latest/openclawcli.zip"
 
@@ -17,7 +18,7 @@ def md(body: str) -> str:
 
 
 def sk636(text: str, path: str = "SKILL.md") -> list[str]:
-    return [f.severity for f in audit_document(path, text) if f.code == "SK636"]
+    return severities("SK636", path, text)
 
 
 @pytest.mark.parametrize("body", [

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from skillsite.audit.engine import audit_document
+from support import severities
 
 
 def sk603(path: str, text: str) -> list[str]:
-    return [f.severity for f in audit_document(path, text) if f.code == "SK603"]
+    return severities("SK603", path, text)
 
 
 @pytest.mark.parametrize("run", ["\u200b" * 3, "\u200b" * 4, "\u200d" * 3])

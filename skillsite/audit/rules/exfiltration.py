@@ -17,7 +17,7 @@ from typing import Iterator, NamedTuple
 
 from skillsite.audit.declare import COMMANDS, Pattern, Rule, check, pattern, rule
 from skillsite.audit.hit import Hit
-from skillsite.audit.text import Document, Gate, make_gate, white_space_start
+from skillsite.audit.text import Document, Gate, make_gate, paragraph_bounds, white_space_start
 
 CREDENTIALS_SENT = Rule(
     "SK620", "exfiltration", "high", "credentials read and data sent out in the same file",
@@ -350,10 +350,8 @@ def _placeholder_filled(match: re.Match[str], url: str) -> str | None:
     if not words:
         return None
     text = match.string
-    before = text[max(0, match.start() - _PLACEHOLDER_REACH):match.start()]
-    after = text[match.end():match.end() + _PLACEHOLDER_REACH]
-    paragraph_end = after.find("\n\n")
-    around = before[before.rfind("\n\n") + 1:] + " " + (after if paragraph_end < 0 else after[:paragraph_end])
+    begin, finish = paragraph_bounds(text, match.start(), match.end(), _PLACEHOLDER_REACH)
+    around = text[begin:match.start()] + " " + text[match.end():finish]  # the image's own URL left out
     if not _FILL_IN.search(around) or not _SECRETISH.search(around):
         return None
     named = sorted(words.intersection(_CAPITALIZED.findall(around)))

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from skillsite.audit.declare import Demotion, Rule, pattern
 from skillsite.audit.hit import Hit
-from skillsite.audit.text import Document
+from skillsite.audit.text import Document, paragraph_bounds
 
 #: How far around a match its paragraph is read for an archive and for what is run (characters).
 _AROUND = 400
@@ -30,9 +30,8 @@ _EXTRACTOR = re.compile(r"(?:unzip|7z|7za|7-zip|tar|winrar|rar|unrar|bandizip|wi
 
 def _paragraph(text: str, start: int, end: int) -> str:
     """The paragraph around ``text[start:end]``, at most :data:`_AROUND` characters on either side."""
-    low, high = max(0, start - _AROUND), min(len(text), end + _AROUND)
-    before, after = text.rfind("\n\n", low, start), text.find("\n\n", end, high)
-    return text[before + 2 if before >= 0 else low:after if after >= 0 else high]
+    begin, finish = paragraph_bounds(text, start, end, _AROUND)
+    return text[begin:finish]
 
 
 def _password(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
