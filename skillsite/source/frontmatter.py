@@ -286,8 +286,13 @@ def _quote_unquoted_colons(text: str) -> tuple[str, list[int]]:
 _BRACKETED_LINE = re.compile(r"^((?:%s):[ \t]+)([\[{].*)$" % "|".join(sorted(WRITTEN_TEXT_KEYS)))
 
 
-#: How many bracketed hints one frontmatter's retry quotes at most (a key written twice has two).
+#: How many bracketed hints, or values starting with ``*``, one frontmatter's retry quotes at
+#: least before it gives up (a key written twice has two hints) ...
 MAX_BRACKETED_RETRIES = 4
+#: ... and how many characters its retries may compose in all, past those: each retry composes
+#: the whole frontmatter again, so a short one (``paths:`` and a dozen ``- **/*.ts`` items) gets
+#: a retry for each item, while a long one costs no more than :data:`MAX_BRACKETED_RETRIES` of it.
+RETRY_BUDGET_CHARS = 256 * 1024
 #: Where a comment starts in a plain value: white space, then ``#``.
 _COMMENT_START = re.compile(r"[ \t]#")
 
@@ -424,7 +429,8 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError) -> tuple[Node 
     such line would change one inside a quoted description, and break a flow list written over two
     lines): the node tree, the text and the lines quoted; None when an error names no such line."""
     bracketed: list[int] = []
-    for _ in range(MAX_BRACKETED_RETRIES):
+    size = sum(len(line) + 1 for line in lines)
+    for _ in range(max(MAX_BRACKETED_RETRIES, RETRY_BUDGET_CHARS // size)):
         # where YAML failed, or where the construct it failed in starts (a flow list open to the end)
         marks = (getattr(failure, "problem_mark", None), getattr(failure, "context_mark", None))
         numbers = [mark.line for mark in marks if mark is not None and 0 <= mark.line < len(lines)]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from skillsite.loader import frontmatter_end
 from skillsite.models import SourceFile
+from skillsite.source import frontmatter
 from skillsite.source.parse import FrontmatterError, parse_skill_bytes, read_limited, split_frontmatter
 
 
@@ -222,6 +223,33 @@ def test_text_list_items_starting_with_a_star_are_the_text_written():
     p = parse("---\nname: demo\ndescription: d\npaths:\n  - *.md\n  # a note\n  - 'x'\n  - *.ts\n---\n")
     assert p.frontmatter["paths"] == ["*.md", "x", "*.ts"]
     assert [(d.code, d.line) for d in p.diagnostics if d.code == "SK111"] == [("SK111", 5), ("SK111", 8)]
+
+
+def test_a_short_frontmatter_gets_a_retry_for_each_item_starting_with_a_star():
+    """Five '- **/*.ts' items of 'paths': the retry quoted four, then gave up, and the skill was
+    left out for SK103.  A frontmatter this short gets a retry for each."""
+    items = "".join(f"  - **/*.{ext}\n" for ext in ("ts", "tsx", "js", "jsx", "mjs", "cjs", "vue", "svelte"))
+    p = parse(f"---\nname: demo\ndescription: d\npaths:\n{items}---\n")
+    assert not p.fatal
+    assert p.frontmatter["paths"] == ["**/*.ts", "**/*.tsx", "**/*.js", "**/*.jsx", "**/*.mjs", "**/*.cjs",
+                                      "**/*.vue", "**/*.svelte"]
+    assert [d.line for d in p.diagnostics if d.code == "SK111"] == list(range(5, 13))
+
+
+@pytest.mark.parametrize("count, composed", [(20_000, 1 + frontmatter.MAX_BRACKETED_RETRIES), (50, 51)])
+def test_a_frontmatter_is_retried_no_more_than_its_budget_allows(count: int, composed: int, monkeypatch):
+    """Each retry composes the whole frontmatter again: a long one full of such items is retried
+    only as often as RETRY_BUDGET_CHARS allows (at least MAX_BRACKETED_RETRIES times), then SK103
+    at the first fault; a short one as often as it has such items."""
+    calls = []
+    monkeypatch.setattr(frontmatter, "_compose", lambda text, real=frontmatter._compose: calls.append(1) or real(text))
+    items = "".join(f"  - *.e{number}\n" for number in range(count))
+    p = parse(f"---\nname: demo\ndescription: d\npaths:\n{items}---\n")
+    assert len(calls) == composed
+    if count > 50:
+        assert p.fatal and [(d.code, d.line) for d in p.diagnostics] == [("SK103", 5)]
+    else:
+        assert not p.fatal and len(p.frontmatter["paths"]) == count
 
 
 @pytest.mark.parametrize("text", [
