@@ -100,7 +100,7 @@ def _failing_part(err: Any) -> Any:
 def _message(err, field: str) -> str:
     kw, schema, inst = err.validator, err.schema, err.instance
     custom = schema.get("x-message", {}).get(kw)
-    if kw in ("type", "minimum", "maximum") and custom:  # what was written, and what becomes of it
+    if kw in ("type", "minimum", "maximum", "anyOf") and custom:  # what was written, and what becomes of it
         return f"'{field}' {repr(short(inst)) if isinstance(inst, str) else short(inst)} {custom}"
     if kw == "type":
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)}"
@@ -158,7 +158,9 @@ def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, t
         return [make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows only {allowed})",
                      path, *_where(key, key_lines))
                 for key in sorted(set(err.instance) - set(schema.get("properties", {})))]
-    part = _failing_part(err)  # what failed inside a value of the right type, said at its own line
+    # what failed inside a value of the right type, said at its own line; a value ignored whole
+    # (x-message: SK234's platforms) is said whole, at its key
+    part = err if kw in schema.get("x-message", {}) else _failing_part(err)
     part_field = _field(part.absolute_path)
     return [make(codes.get(kw, "SK208"), _message(part, part_field), path, *_where(part_field, key_lines),
                  _severity(schema, kw))]

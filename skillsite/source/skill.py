@@ -14,7 +14,7 @@ from skillsite.agent.triggers import normalise_triggers
 from skillsite.diagnostics import Diagnostic
 from skillsite.models import NOTHING_REQUIRED, ParsedSkill, Requirements, Skill, SourceFile
 from skillsite.source.dependencies import declared_dependencies
-from skillsite.source.schema import extra_keys, known_keys
+from skillsite.source.schema import extra_keys, known_keys, load_schema
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
 _EXTRA_KEYS = ("argument-hint", "user-invocable")
@@ -23,13 +23,46 @@ _EXTRA_KEYS = ("argument-hint", "user-invocable")
 def _extra(fm: dict[str, Any]) -> dict[str, Any]:
     """The manifest's ``extra``: the keys a runtime reads that the entry has no field for, and the
     keys skillsite does not know (SK207), kept as written (artifacts.md); another agent's keys the
-    schema knows (``x-extra``) among the unknown ones, in the order they had as unknown keys; and a
-    priority that is no whole number (SK233: another tool's label, ``CRITICAL``), which the entry's
-    ``priority`` cannot hold."""
+    schema knows (``x-extra``) among the unknown ones, in the order they had as unknown keys; and
+    the values skillsite ignores (:func:`_ignored`), which the entry's fields cannot hold."""
     others = set(fm) - known_keys("default") | set(fm) & extra_keys("default")
+    ignored = _ignored(fm)
+    return {k: jsonable(ignored.get(k, fm.get(k))) for k in (*_EXTRA_KEYS, *sorted(others | set(ignored)))
+            if k in fm}
+
+
+def _ignored(fm: dict[str, Any]) -> dict[str, Any]:
+    """Known keys written in another tool's shape, by key, as written: a priority that is no whole
+    number (SK233: ``CRITICAL``), and (SK234) a ``requires`` that is no mapping (``python3, ffmpeg``),
+    a ``platforms`` naming no OS (``[claude-code, cursor]``: under ``requires`` only that part, as
+    ``{platforms: ...}``) and a ``tools`` that is no list (``Read, Grep``)."""
+    ignored: dict[str, Any] = {}
     if "priority" in fm and whole_priority(fm["priority"]) is None:
-        others.add("priority")
-    return {k: jsonable(fm[k]) for k in (*_EXTRA_KEYS, *sorted(others)) if k in fm}
+        ignored["priority"] = fm["priority"]
+    requires = fm.get("requires")
+    if "requires" in fm and not isinstance(requires, dict):
+        ignored["requires"] = requires
+    elif isinstance(requires, dict) and "platforms" in requires and os_platforms(requires["platforms"]) is None:
+        ignored["requires"] = {"platforms": requires["platforms"]}
+    if "platforms" in fm and os_platforms(fm["platforms"]) is None:
+        ignored["platforms"] = fm["platforms"]
+    if "tools" in fm and not isinstance(fm["tools"], list):
+        ignored["tools"] = fm["tools"]
+    return ignored
+
+
+#: The operating systems a ``platforms`` may name: the schema's.
+_OS_NAMES = frozenset(load_schema("skill.default.schema.json")["$defs"]["platforms"]["anyOf"][1]["enum"])
+
+
+def os_platforms(value: Any) -> tuple[str, ...] | None:
+    """A written ``platforms`` as requirements hold it (``macos`` is ``darwin``): an OS name or a
+    list of them; None for any other value, ignored whole (SK234: ``[ios, android]``), as a list
+    read in part would require the platforms it knows only."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if items is None or not all(isinstance(p, str) and p in _OS_NAMES for p in items):
+        return None
+    return tuple(_PLATFORM_ALIASES.get(p, p) for p in items)
 
 
 def whole_priority(value: Any) -> int | None:
@@ -171,8 +204,7 @@ def _requirements(fm: dict[str, Any]) -> Requirements:
     req = fm.get("requires") if isinstance(fm.get("requires"), dict) else {}
     bins = _names(req.get("bins")) + _names(fm.get("requires_bins")) + _names(fm.get("requires-bins"))
     env = _names(req.get("env")) + _names(fm.get("requires_env")) + _names(fm.get("requires-env"))
-    platforms = [_PLATFORM_ALIASES.get(p.lower(), p.lower())
-                 for p in _names(req.get("platforms")) + _names(fm.get("platforms"))]
+    platforms = [*(os_platforms(req.get("platforms")) or ()), *(os_platforms(fm.get("platforms")) or ())]
     return shared(Requirements(_unique(bins), _unique(env), _unique(platforms)), NOTHING_REQUIRED)
 
 

@@ -383,6 +383,35 @@ def test_a_priority_label_warns_and_the_build_goes_on(tmp_path):
     assert [w["code"] for w in entry["warnings"]] == ["SK233"]
 
 
+def test_requires_platforms_and_tools_in_another_tool_s_shape_warn_and_the_build_goes_on(tmp_path):
+    """AgentWorkers/skills writes 'requires: python3, ffmpeg', 'platforms: [claude-code, cursor]' and
+    'tools: "Read, Grep"': SK208, an error, left about 180 of its skills out of the catalog.  Now
+    SK234 warns at the key's line (validate and build alike, --strict still fails on it), each skill
+    is published requiring nothing, and what was written is in its entry's extra."""
+    written = {"needs": "requires: python3, ffmpeg\n", "agents": "platforms: [claude-code, cursor]\n",
+               "phone": "requires:\n  bins: [git]\n  platforms: [ios, android]\n", "reads": 'tools: "Read, Grep"\n'}
+    for name, text in written.items():
+        write_skill(tmp_path / "src", name, f"name: {name}\ndescription: Does {name}. Use when testing.\n{text}")
+    where = {"needs": "needs/SKILL.md:4:1:", "agents": "agents/SKILL.md:4:1:", "phone": "phone/SKILL.md:6:3:",
+             "reads": "reads/SKILL.md:4:1:"}
+    for command in (("validate", "src"), ("build", "src", "-o", "out")):
+        result = run_cli(*command, cwd=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+        said = [line for line in result.stdout.splitlines() if " SK234 " in line]
+        assert [line.split(" warning SK234 ")[0].split("src/")[-1] for line in said] == sorted(where.values())
+        assert all(line.endswith("ignored (no requirement read from it) and kept in the manifest's extra")
+                   for line in said if "'requires' " in line)
+    assert run_cli("validate", "src", "--strict", cwd=tmp_path).returncode != 0
+    entries = {e["id"]: e for e in json.loads((tmp_path / "out" / "skills.json").read_text("utf-8"))["skills"]}
+    assert {name: entry["extra"] for name, entry in entries.items()} == {
+        "needs": {"requires": "python3, ffmpeg"}, "agents": {"platforms": ["claude-code", "cursor"]},
+        "phone": {"requires": {"platforms": ["ios", "android"]}}, "reads": {"tools": "Read, Grep"}}
+    assert {name: entry["requirements"] for name, entry in entries.items()} == {
+        name: {"bins": ["git"] if name == "phone" else [], "env": [], "platforms": []} for name in written}
+    assert entries["reads"]["tools"] == [] and all(
+        [w["code"] for w in entry["warnings"]] == ["SK234"] for entry in entries.values())
+
+
 def test_when_to_use_yes_is_published_as_the_text_yes(tmp_path):
     """Claude Code's when_to_use is text (appended to the description): 'when_to_use: yes' was
     published as true in the entry's extra, and 'effort: on' as true."""

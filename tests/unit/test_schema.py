@@ -91,10 +91,14 @@ def test_types_are_checked_with_the_field_named():
     assert (label.code, label.severity.value, label.line) == ("SK233", "warning", 4)
     assert label.message.startswith("'priority' 'high' is not a whole number; ignored")
     # a list (one of the forms allowed) with a wrong item names the item, not "not list"
-    items = schema_diagnostics({"name": "x", "description": "d", "platforms": ["linux", "beos"]}, "default", "p",
-                               {"platforms": (4, 1)})
-    assert [d.message for d in items] == ["'platforms[1]' must be one of linux, darwin, macos, windows, win32, "
-                                          "not 'beos'"]
+    items = schema_diagnostics({"name": "x", "description": "d", "conflicts": ["a", 5]}, "default", "p",
+                               {"conflicts": (4, 1)})
+    assert [d.message for d in items] == ["'conflicts[1]' must be a string, not integer"]
+    # but a platforms list with a name that is no OS is ignored whole (SK234, a warning), so said whole
+    [whole] = schema_diagnostics({"name": "x", "description": "d", "platforms": ["linux", "beos"]}, "default", "p",
+                                 {"platforms": (4, 1), "platforms[1]": (5, 3)})
+    assert (whole.code, whole.severity.value, whole.line) == ("SK234", "warning", 4)
+    assert whole.message.startswith("'platforms' [\"linux\", \"beos\"] is not in a shape skillsite reads (one or")
     nested = schema_diagnostics({"name": "x", "description": "d", "metadata": {"a": 1}}, "spec", "p",
                                 {"metadata": (4, 1), "metadata.a": (5, 3)})
     assert [(d.code, d.line, d.col) for d in nested] == [("SK210", 5, 3)]

@@ -171,6 +171,47 @@ def test_a_priority_past_what_json_readers_hold_exactly_warns_and_reads_as_0(tmp
     assert reading.skills[0].priority == 0 and "priority" in reading.skills[0].extra
 
 
+_REQUIRES = "a mapping of bins, env and platforms); ignored (no requirement read from it)"
+_PLATFORMS = "one or a list of linux, darwin, macos, windows, win32); ignored (no platform read from it)"
+_TOOLS = "a list of tool names or mappings); ignored"
+
+
+@pytest.mark.parametrize("written, line, said, kept, bins", [
+    ("requires: python3, ffmpeg\n", 4, f"'requires' 'python3, ffmpeg' is not in a shape skillsite reads ({_REQUIRES}",
+     {"requires": "python3, ffmpeg"}, ()),
+    ('requires: "An OpenAI API key"\n', 4, "'requires' 'An OpenAI API key' is not in a shape", {"requires":
+                                                                                              "An OpenAI API key"}, ()),
+    ("requires: 5\nrequires_bins: [git]\n", 4, "'requires' 5 is not in a shape", {"requires": 5}, ("git",)),
+    ("requires: [node]\n", 4, "'requires' [\"node\"] is not in a shape", {"requires": ["node"]}, ()),
+    ("platforms: [claude-code, cursor]\n", 4,
+     f"'platforms' [\"claude-code\", \"cursor\"] is not in a shape skillsite reads ({_PLATFORMS}",
+     {"platforms": ["claude-code", "cursor"]}, ()),
+    ("platforms: [linux, ios]\n", 4, "'platforms' [\"linux\", \"ios\"] is not", {"platforms": ["linux", "ios"]}, ()),
+    ("platforms: Linux\n", 4, "'platforms' 'Linux' is not", {"platforms": "Linux"}, ()),
+    ("requires:\n  bins: [git]\n  platforms:\n    - ios\n    - android\n", 6,
+     f"'requires.platforms' [\"ios\", \"android\"] is not in a shape skillsite reads ({_PLATFORMS}",
+     {"requires": {"platforms": ["ios", "android"]}}, ("git",)),
+    ('tools: "Read, Grep"\n', 4, f"'tools' 'Read, Grep' is not in a shape skillsite reads ({_TOOLS}",
+     {"tools": "Read, Grep"}, ()),
+    ("tools: {a: b}\n", 4, "'tools' {\"a\": \"b\"} is not in a shape", {"tools": {"a": "b"}}, ()),
+])
+def test_requires_platforms_or_tools_in_another_tool_s_shape_warn_and_are_ignored(tmp_path, written, line, said,
+                                                                                    kept, bins):
+    """AgentWorkers/skills writes 'requires: python3, ffmpeg', 'platforms: [ios, android]' and
+    'tools: "Read, Grep"' (about 180 skills): SK208, an error, left each skill out, where an unknown
+    key only warns.  Now SK234 warns; the value is ignored (a platforms list naming ios made no loader
+    offer the skill) and kept in the manifest's extra, as a priority label is (SK233)."""
+    write_skill(tmp_path, "s", "name: s\ndescription: d\n" + written)
+    reading = read_catalog([tmp_path])
+    assert [(d.code, d.severity.value, d.line) for d in reading.diagnostics] == [("SK234", "warning", line)]
+    message = reading.diagnostics[0].message
+    assert message.startswith(said) and message.endswith(" and kept in the manifest's extra"), message
+    assert reading.verdicts()[0]["valid"]
+    skill = reading.skills[0]
+    assert skill.extra == kept and skill.tools == ()
+    assert (skill.requirements.bins, skill.requirements.env, skill.requirements.platforms) == (bins, (), ())
+
+
 @pytest.mark.parametrize("written, priority", [("3", 3), ("-2", -2), ("2.0", 2), ("0", 0)])
 def test_a_whole_number_priority_is_read_without_a_warning(tmp_path, written, priority):
     """``2.0`` is a whole number to the schema (no warning): it ranks as 2, not as 0."""
