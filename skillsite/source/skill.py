@@ -34,21 +34,31 @@ def _extra(fm: dict[str, Any]) -> dict[str, Any]:
 def _ignored(fm: dict[str, Any]) -> dict[str, Any]:
     """Known keys written in another tool's shape, by key, as written: a priority that is no whole
     number (SK233: ``CRITICAL``), and (SK234) a ``requires`` that is no mapping (``python3, ffmpeg``),
-    a ``platforms`` naming no OS (``[claude-code, cursor]``: under ``requires`` only that part, as
-    ``{platforms: ...}``) and a ``tools`` that is no list (``Read, Grep``)."""
+    a ``platforms`` naming no OS (``[claude-code, cursor]``), ``bins`` or ``env`` that are no names
+    (``[{name: TOKEN}]``; under ``requires`` only those parts, as ``{env: ...}``) and a ``tools``
+    that is no list (``Read, Grep``)."""
     ignored: dict[str, Any] = {}
     if "priority" in fm and whole_priority(fm["priority"]) is None:
         ignored["priority"] = fm["priority"]
     requires = fm.get("requires")
     if "requires" in fm and not isinstance(requires, dict):
         ignored["requires"] = requires
-    elif isinstance(requires, dict) and "platforms" in requires and os_platforms(requires["platforms"]) is None:
-        ignored["requires"] = {"platforms": requires["platforms"]}
-    if "platforms" in fm and os_platforms(fm["platforms"]) is None:
-        ignored["platforms"] = fm["platforms"]
+    elif isinstance(requires, dict) and (parts := _unread(requires, ("bins", "env", "platforms"))):
+        ignored["requires"] = parts
+    ignored.update(_unread(fm, ("platforms", *_NEEDS["bins"], *_NEEDS["env"])))
     if "tools" in fm and not isinstance(fm["tools"], list):
         ignored["tools"] = fm["tools"]
     return ignored
+
+
+def _unread(mapping: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """Of ``keys``, those ``mapping`` writes in a shape :func:`_needs` does not read, as written."""
+    return {key: mapping[key] for key in keys if key in mapping and _needs(key, mapping[key]) is None}
+
+
+def _needs(key: str, value: Any) -> Sequence[str] | None:
+    """A written requirement (``bins``, ``env``, ``platforms``, ``requires_bins``, ...) as read."""
+    return os_platforms(value) if key == "platforms" else needed_names(value)
 
 
 #: The operating systems a ``platforms`` may name: the schema's.
@@ -63,6 +73,20 @@ def os_platforms(value: Any) -> tuple[str, ...] | None:
     if items is None or not all(isinstance(p, str) and p in _OS_NAMES for p in items):
         return None
     return tuple(_PLATFORM_ALIASES.get(p, p) for p in items)
+
+
+#: The top-level keys that add programs and variables to ``requires``' ``bins`` and ``env``.
+_NEEDS = {"bins": ("requires_bins", "requires-bins"), "env": ("requires_env", "requires-env")}
+
+
+def needed_names(value: Any) -> list[str] | None:
+    """A written ``bins`` or ``env`` as requirements hold it: a list of names, or one string of them
+    split on commas and spaces; None for any other value, ignored whole (SK234: another tool's
+    ``[{name: TOKEN, description: ...}]``), as a list read in part would require too little."""
+    if not isinstance(value, (str, list)) or isinstance(value, list) and not all(
+            isinstance(item, str) and item for item in value):
+        return None
+    return _names(value)
 
 
 def whole_priority(value: Any) -> int | None:
@@ -201,11 +225,18 @@ def _examples(value: Any) -> tuple[Any, ...]:
 
 
 def _requirements(fm: dict[str, Any]) -> Requirements:
+    """What the skill needs, from ``requires`` and the top-level keys; a value in another shape
+    adds nothing (SK234)."""
     req = fm.get("requires") if isinstance(fm.get("requires"), dict) else {}
-    bins = _names(req.get("bins")) + _names(fm.get("requires_bins")) + _names(fm.get("requires-bins"))
-    env = _names(req.get("env")) + _names(fm.get("requires_env")) + _names(fm.get("requires-env"))
+    bins, env = (_needed(req, fm, "bins"), _needed(req, fm, "env"))
     platforms = [*(os_platforms(req.get("platforms")) or ()), *(os_platforms(fm.get("platforms")) or ())]
     return shared(Requirements(_unique(bins), _unique(env), _unique(platforms)), NOTHING_REQUIRED)
+
+
+def _needed(req: dict[str, Any], fm: dict[str, Any], kind: str) -> list[str]:
+    """The programs (``bins``) or variables (``env``) ``requires`` and the top-level keys name."""
+    return [name for value in (req.get(kind), *(fm.get(key) for key in _NEEDS[kind]))
+            for name in needed_names(value) or ()]
 
 
 def _is_true(fm: dict[str, Any], *keys: str) -> bool:

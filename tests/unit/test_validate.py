@@ -174,6 +174,7 @@ def test_a_priority_past_what_json_readers_hold_exactly_warns_and_reads_as_0(tmp
 _REQUIRES = "a mapping of bins, env and platforms); ignored (no requirement read from it)"
 _PLATFORMS = "one or a list of linux, darwin, macos, windows, win32); ignored (no platform read from it)"
 _TOOLS = "a list of tool names or mappings); ignored"
+_NAMES = "a list of names or a string of them); ignored (nothing required by it)"
 
 
 @pytest.mark.parametrize("written, line, said, kept, bins", [
@@ -191,16 +192,23 @@ _TOOLS = "a list of tool names or mappings); ignored"
     ("requires:\n  bins: [git]\n  platforms:\n    - ios\n    - android\n", 6,
      f"'requires.platforms' [\"ios\", \"android\"] is not in a shape skillsite reads ({_PLATFORMS}",
      {"requires": {"platforms": ["ios", "android"]}}, ("git",)),
+    ("requires:\n  bins: [curl]\n  env:\n    - name: TOKEN\n      description: The key.\n", 6,
+     f"'requires.env' [{{\"name\": \"TOKEN\", \"description\": \"The key.\"}}] is not in a shape skillsite "
+     f"reads ({_NAMES}",
+     {"requires": {"env": [{"name": "TOKEN", "description": "The key."}]}}, ("curl",)),
+    ("requires_env: [TOKEN, {SECRET: a key}]\nrequires: {bins: git}\n", 4, "'requires_env' [\"TOKEN\", {",
+     {"requires_env": ["TOKEN", {"SECRET": "a key"}]}, ("git",)),
     ('tools: "Read, Grep"\n', 4, f"'tools' 'Read, Grep' is not in a shape skillsite reads ({_TOOLS}",
      {"tools": "Read, Grep"}, ()),
     ("tools: {a: b}\n", 4, "'tools' {\"a\": \"b\"} is not in a shape", {"tools": {"a": "b"}}, ()),
 ])
 def test_requires_platforms_or_tools_in_another_tool_s_shape_warn_and_are_ignored(tmp_path, written, line, said,
                                                                                     kept, bins):
-    """AgentWorkers/skills writes 'requires: python3, ffmpeg', 'platforms: [ios, android]' and
-    'tools: "Read, Grep"' (about 180 skills): SK208, an error, left each skill out, where an unknown
-    key only warns.  Now SK234 warns; the value is ignored (a platforms list naming ios made no loader
-    offer the skill) and kept in the manifest's extra, as a priority label is (SK233)."""
+    """AgentWorkers/skills writes 'requires: python3, ffmpeg', 'platforms: [ios, android]',
+    'tools: "Read, Grep"' and 'env: [{name: TOKEN}]' (127 skills): SK208, an error, left each skill
+    out, where an unknown key only warns.  Now SK234 warns; the value is ignored (a platforms list
+    naming ios made no loader offer the skill) and kept in the manifest's extra, as a priority label
+    is (SK233)."""
     write_skill(tmp_path, "s", "name: s\ndescription: d\n" + written)
     reading = read_catalog([tmp_path])
     assert [(d.code, d.severity.value, d.line) for d in reading.diagnostics] == [("SK234", "warning", line)]
