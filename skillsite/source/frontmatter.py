@@ -407,8 +407,9 @@ def _retried(text: str, error: yaml.YAMLError, line_offset: int) -> tuple[Node |
     """``text`` composed once more with its values holding an unquoted ``: `` quoted, and only when
     that is not enough, with the bracketed hints and the text values starting with ``*`` YAML fails
     at quoted too (:func:`_with_hints_quoted`):
-    the node tree, the text composed, and the lines of each kind quoted.  The first YAML error when
-    neither reads."""
+    the node tree, the text composed, and the lines of each kind quoted.  When neither reads, the
+    first YAML error, or the one past the lines quoted when any were (the fault itself: the line of
+    a value starting with ``*`` was no fault)."""
     retried, fixed_lines = _quote_unquoted_colons(text)  # a hint's line is none of these: it starts with a bracket
     failure = error
     if fixed_lines:
@@ -419,16 +420,21 @@ def _retried(text: str, error: yaml.YAMLError, line_offset: int) -> tuple[Node |
     found = _with_hints_quoted(retried.split("\n"), failure)
     if found is None:
         raise _yaml_error(error, line_offset, text) from None
+    if isinstance(found[0], yaml.YAMLError):
+        raise _yaml_error(found[0], line_offset, found[1]) from None
     node, composed, bracketed = found
     return node, composed, fixed_lines, bracketed
 
 
-def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError) -> tuple[Node | None, str, list[int]] | None:
+def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError
+                       ) -> tuple[Node | None, str, list[int]] | tuple[yaml.YAMLError, str] | None:
     """``lines`` composed with the bracketed hint or the value starting with ``*``
     (:func:`_quoted_written`) on the line each YAML error names quoted, one at a time (quoting every
     such line would change one inside a quoted description, and break a flow list written over two
-    lines): the node tree, the text and the lines quoted; None when an error names no such line."""
+    lines): the node tree, the text and the lines quoted; None when the first error names no such
+    line; the last error and the text it was found in when a later one names none (or the retries ran out)."""
     bracketed: list[int] = []
+    composed = "\n".join(lines)
     size = sum(len(line) + 1 for line in lines)
     for _ in range(max(MAX_BRACKETED_RETRIES, RETRY_BUDGET_CHARS // size)):
         # where YAML failed, or where the construct it failed in starts (a flow list open to the end)
@@ -436,7 +442,7 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError) -> tuple[Node 
         numbers = [mark.line for mark in marks if mark is not None and 0 <= mark.line < len(lines)]
         fixes = [(n, quoted) for n in numbers if n not in bracketed and (quoted := _quoted_written(lines, n, failure))]
         if not fixes:
-            return None
+            return (failure, composed) if bracketed else None
         number, quoted = fixes[0]
         lines[number] = quoted
         bracketed.append(number)
@@ -445,7 +451,7 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError) -> tuple[Node 
             return _compose(composed), composed, sorted(bracketed)
         except yaml.YAMLError as exc:
             failure = exc
-    return None
+    return failure, composed
 
 
 def _written_message(line: str) -> str:

@@ -240,14 +240,15 @@ def test_a_short_frontmatter_gets_a_retry_for_each_item_starting_with_a_star():
 def test_a_frontmatter_is_retried_no_more_than_its_budget_allows(count: int, composed: int, monkeypatch):
     """Each retry composes the whole frontmatter again: a long one full of such items is retried
     only as often as RETRY_BUDGET_CHARS allows (at least MAX_BRACKETED_RETRIES times), then SK103
-    at the first fault; a short one as often as it has such items."""
+    at the first item left as written; a short one as often as it has such items."""
     calls = []
     monkeypatch.setattr(frontmatter, "_compose", lambda text, real=frontmatter._compose: calls.append(1) or real(text))
     items = "".join(f"  - *.e{number}\n" for number in range(count))
     p = parse(f"---\nname: demo\ndescription: d\npaths:\n{items}---\n")
     assert len(calls) == composed
     if count > 50:
-        assert p.fatal and [(d.code, d.line) for d in p.diagnostics] == [("SK103", 5)]
+        first_left = 5 + frontmatter.MAX_BRACKETED_RETRIES
+        assert p.fatal and [(d.code, d.line) for d in p.diagnostics] == [("SK103", first_left)]
     else:
         assert not p.fatal and len(p.frontmatter["paths"]) == count
 
@@ -261,6 +262,17 @@ def test_a_frontmatter_is_retried_no_more_than_its_budget_allows(count: int, com
 def test_a_star_elsewhere_is_still_a_yaml_error(text: str):
     p = parse(f"---\nname: demo\ndescription: d\n{text}---\n")
     assert p.fatal and codes(p) == ["SK103"]
+
+
+@pytest.mark.parametrize("text, line, col", [
+    ("paths: *.md\nnote: 'never closed\n", 5, 7),      # the quote that never closes
+    ("paths:\n  - *.md\n  - *.ts\nkey: x\n  indented: y\n", 8, 11),   # the stray mapping
+    ("paths: *.md\nnote: x\n\tindented: y\n", 6, 1)])  # the tab
+def test_a_yaml_error_after_a_value_starting_with_a_star_is_said_where_it_is(text: str, line: int, col: int):
+    """The value starting with '*' read as text, the YAML error past it is the fault: SK103 named the
+    star's line instead, which was no fault."""
+    p = parse(f"---\nname: demo\ndescription: d\n{text}---\n")
+    assert p.fatal and [(d.code, d.line, d.col) for d in p.diagnostics] == [("SK103", line, col)]
 
 
 def test_an_alias_to_an_anchor_is_still_an_alias():
