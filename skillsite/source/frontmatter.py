@@ -352,9 +352,10 @@ def _in_text_list(lines: list[str], number: int) -> bool:
     return False
 
 
-def _quote_alias_line(lines: list[str], number: int) -> str | None:
+def _quote_alias_line(lines: list[str], number: int) -> list[str] | None:
     """Line ``number`` with its value quoted when it is a text key's (or a text list item's) plain
-    value starting with ``*``, a comment after it kept a comment; None for any other line."""
+    value starting with ``*``, a comment after it kept a comment, and the lines the value goes on
+    over (:func:`_continued`) up to the closing quote; None for any other line."""
     line = lines[number]
     body = line.rstrip("\r")
     match = _ALIAS_LINE.match(body) or ((item := _ALIAS_ITEM.match(body)) and _in_text_list(lines, number) and item)
@@ -364,15 +365,40 @@ def _quote_alias_line(lines: list[str], number: int) -> str | None:
     start = _COMMENT_START.search(value)
     if start is not None:
         value, comment = value[:start.start()], value[start.start():]
-    quoted = value.rstrip(" \t").replace("'", "''")
-    return f"{match.group(1)}'{quoted}'{comment}{line[len(body):]}"
+    more = [] if comment else _continued(lines, number, len(match.group(1)) - len(match.group(1).lstrip(" \t")))
+    quoted = [value.rstrip(" \t"), *(text.rstrip("\r").rstrip(" \t") for text in more)]
+    quoted = [text.replace("'", "''") for text in quoted]
+    ends = [line[len(body):], *(text[len(text.rstrip("\r")):] for text in more)]
+    quoted[0] = f"{match.group(1)}'{quoted[0]}"
+    quoted[-1] = f"{quoted[-1]}'{comment}"   # the same line as the first when the value has one
+    return [text + end for text, end in zip(quoted, ends)]
 
 
-def _quoted_written(lines: list[str], number: int, failure: yaml.YAMLError) -> str | None:
-    """Line ``number`` with the value YAML failed at quoted: a bracketed hint, or, when YAML failed
-    at an alias, a text value starting with ``*``; None when it holds neither."""
-    return _quote_bracketed_line(lines[number]) or \
-        (_quote_alias_line(lines, number) if _alias_failure(failure) else None)
+def _continued(lines: list[str], number: int, indent: int) -> list[str]:
+    """The lines after line ``number`` that a plain value starting there goes on over: those
+    indented past ``indent`` (the column of its key or its item's dash), and the blank lines
+    between them, up to a comment or a line indented no further."""
+    more, blank = [], []
+    for line in lines[number + 1:]:
+        stripped = line.strip()
+        if not stripped:
+            blank.append(line)
+            continue
+        if stripped.startswith("#") or len(line) - len(line.lstrip(" \t")) <= indent:
+            break
+        more += [*blank, line]
+        blank = []
+    return more
+
+
+def _quoted_written(lines: list[str], number: int, failure: yaml.YAMLError) -> list[str] | None:
+    """Line ``number`` with the value YAML failed at quoted (and the lines it goes on over): a
+    bracketed hint, or, when YAML failed at an alias, a text value starting with ``*``; None when
+    it holds neither."""
+    hint = _quote_bracketed_line(lines[number])
+    if hint is not None:
+        return [hint]
+    return _quote_alias_line(lines, number) if _alias_failure(failure) else None
 
 
 #: What YAML says when it ran past the construct in trouble before it knew: the construct's start
@@ -444,7 +470,7 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError
         if not fixes:
             return (failure, composed) if bracketed else None
         number, quoted = fixes[0]
-        lines[number] = quoted
+        lines[number:number + len(quoted)] = quoted
         bracketed.append(number)
         composed = "\n".join(lines)
         try:

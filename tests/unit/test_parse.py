@@ -225,6 +225,19 @@ def test_text_list_items_starting_with_a_star_are_the_text_written():
     assert [(d.code, d.line) for d in p.diagnostics if d.code == "SK111"] == [("SK111", 5), ("SK111", 8)]
 
 
+@pytest.mark.parametrize("text, key, kept", [
+    ("description: **Bold** does things\n  and goes on, 'quoted'\n\n  after a blank\nx: 1\n",
+     "description", "**Bold** does things and goes on, 'quoted'\nafter a blank"),
+    ("description: d\npaths:\n  - **/*.ts\n    and more\n  - *.md\n", "paths", ["**/*.ts and more", "*.md"])])
+def test_a_value_starting_with_a_star_over_several_lines_is_the_text_written(text: str, key: str, kept: object):
+    """A plain value goes on over the lines indented past its key (or its item's dash): quoting
+    only its first line left the others a YAML error, and the skill out (SK103)."""
+    p = parse(f"---\nname: demo\n{text}---\n")
+    assert not p.fatal and p.frontmatter[key] == kept
+    said = [(d.code, d.line) for d in p.diagnostics if d.code != "SK016"]
+    assert said[0] == ("SK111", 3 if key == "description" else 5)
+
+
 def test_a_short_frontmatter_gets_a_retry_for_each_item_starting_with_a_star():
     """Five '- **/*.ts' items of 'paths': the retry quoted four, then gave up, and the skill was
     left out for SK103.  A frontmatter this short gets a retry for each."""
