@@ -406,6 +406,26 @@ def _quoted_written(lines: list[str], number: int, failure: yaml.YAMLError) -> l
 _FOUND_PAST = ("could not find expected", "found unexpected end of stream")
 
 
+def _unclosed_flow(exc: yaml.YAMLError, text: str) -> bool:
+    """Whether YAML failed in a flow list or mapping (``[a, b``, ``{a: b``) at a later line that
+    starts a key of its own, or at the end: the bracket was never closed, and YAML ran on into
+    the next key."""
+    context, mark, start = getattr(exc, "context", None) or "", getattr(exc, "problem_mark", None), \
+        getattr(exc, "context_mark", None)
+    if not context.startswith(("while parsing a flow sequence", "while parsing a flow mapping")) \
+            or mark is None or start is None or mark.line <= start.line:
+        return False
+    lines = text.split("\n")
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    return not line.strip() or not line[0].isspace()
+
+
+def _char_at(text: str, mark: yaml.Mark) -> str:
+    """The character of ``text`` at ``mark``."""
+    lines = text.split("\n")
+    return lines[mark.line][mark.column:mark.column + 1] if mark.line < len(lines) else ""
+
+
 def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> FrontmatterError:
     """A YAML failure as a diagnostic at the one place the message is about: where YAML found the
     problem (a tab, a stray ':'), or where the construct starts when YAML only found out past it
@@ -414,6 +434,8 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
     context = getattr(exc, "context", None)
     message = f"{context}, {problem}" if context else problem
     found_past = bool(context and context.startswith("while scanning") and problem.startswith(_FOUND_PAST))
+    if _unclosed_flow(exc, text):
+        found_past, message = True, f"{message} (the '{_char_at(text, exc.context_mark)}' here is never closed)"
     mark = (exc.context_mark if found_past else None) or getattr(exc, "problem_mark", None) \
         or getattr(exc, "context_mark", None)
     lines = FileLines(text, line_offset)

@@ -288,6 +288,23 @@ def test_a_yaml_error_after_a_value_starting_with_a_star_is_said_where_it_is(tex
     assert p.fatal and [(d.code, d.line, d.col) for d in p.diagnostics] == [("SK103", line, col)]
 
 
+@pytest.mark.parametrize("text, line, col, bracket", [
+    ("tags: [a, b\nversion: x\n", 4, 7, "["),            # YAML runs on into the next key
+    ("metadata: {a: b\n", 4, 11, "{"),                     # or to the end
+    ("tags:\n  - [a, b\n\n# a note\nversion: x\n", 5, 5, "[")])
+def test_a_flow_list_never_closed_is_said_where_it_opens(text: str, line: int, col: int, bracket: str):
+    """SK103 named the next key's line (or the closing '---'), where YAML found out."""
+    p = parse(f"---\nname: demo\ndescription: d\n{text}---\n")
+    assert p.fatal and [(d.code, d.line, d.col) for d in p.diagnostics] == [("SK103", line, col)]
+    assert p.diagnostics[0].message.endswith(f"(the '{bracket}' here is never closed)")
+
+
+def test_a_fault_inside_a_flow_list_over_several_lines_is_said_at_its_own_line():
+    p = parse("---\nname: demo\ndescription: d\ntags: [a,\n  b: c: d,\n  e]\n---\n")
+    assert p.fatal and [(d.code, d.line) for d in p.diagnostics] == [("SK103", 5)]
+    assert "never closed" not in p.diagnostics[0].message
+
+
 def test_an_alias_to_an_anchor_is_still_an_alias():
     p = parse("---\nname: demo\ndescription: &d Does a thing\nwhen_to_use: *d\n---\n")
     assert p.frontmatter["when_to_use"] == "Does a thing" and "SK111" not in codes(p)
