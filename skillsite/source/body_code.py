@@ -126,7 +126,7 @@ class Body:
         self._spans: dict[Span, list[Span]] = {}
         self._piped: dict[Span, bool] = {}
         self._blocks = blocks
-        self._paragraphs: list[Span] | None = None
+        self._lines_of_kind: dict[str, list[Span]] = {}
 
     def _code_blocks(self, blocks: Sequence[Token]) -> list[Span]:
         """(start, end) of the lines of each fenced or indented code block among ``blocks``."""
@@ -156,29 +156,35 @@ class Body:
             self._spans[start, end] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
         return self._spans[start, end]
 
+    def _block_lines(self, kind: str) -> list[Span]:
+        """(start, end) of the lines of each block token of ``kind`` (``inline``, ``tr_open``), as
+        markdown-it's block rules read the body (read once)."""
+        if kind not in self._lines_of_kind:
+            if self._blocks is None:
+                self._blocks = block_parser().parse(self.text, {})
+            self._lines_of_kind[kind] = sorted({self.lines_of(token) for token in self._blocks
+                                                if token.type == kind and token.map})
+        return self._lines_of_kind[kind]
+
     def paragraph_of(self, offset: int) -> Span | None:
         """(start, end) of the lines of the inline content holding ``offset`` (a paragraph, a
         heading, a table row), as markdown-it's block rules read the body; None where it holds
         none (code, say)."""
-        if self._paragraphs is None:
-            if self._blocks is None:
-                self._blocks = block_parser().parse(self.text, {})
-            self._paragraphs = sorted({self.lines_of(token) for token in self._blocks
-                                       if token.type == "inline" and token.map})
-        return _span_at(self._paragraphs, offset)
+        return _span_at(self._block_lines("inline"), offset)
 
     def in_code(self, offset: int) -> bool:
         """Whether ``offset`` is inside a fenced block or an inline code span.  The backticks of a
         line are paired first; where they put ``offset`` in a span, those of its paragraph are, as
         markdown-it pairs them across its lines (a span may open on the line before), with the
         paragraphs of markdown-it's block rules: in code only where both agree.  A span holding an
-        unescaped pipe is none (a table splits its cells at a pipe before it pairs backticks)."""
+        unescaped pipe in a table's row is none (a table splits its cells at a pipe before it pairs
+        backticks); in a paragraph, pipe and all, it is code."""
         if within(self.fences, offset):
             return True
         if not self.has_code_spans:  # known once: asked for each link, a search of the body each time
             return False
         span = _span_at(self.spans(*self.line_of(offset)), offset)
-        if span is None or self._holds_pipe(span):
+        if span is None or self._holds_pipe(span) and within(self._block_lines("tr_open"), offset):
             return False
         paragraph = self.paragraph_of(offset)
         return paragraph is None or within(self.spans(*paragraph), offset)

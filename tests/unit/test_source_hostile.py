@@ -271,9 +271,21 @@ def test_backticks_a_table_cell_or_a_list_item_parts_hide_no_link(body: str) -> 
 
 
 def test_links_in_one_long_code_span_holding_a_pipe_are_read_once() -> None:
-    """A code span's pipe was looked for once a link inside it, through the whole span."""
-    body = "`" + "[a](../x) " * 30_000 + "| `"
+    """A code span's pipe was looked for once a link inside it, through the whole span (a table's
+    row: there the pipe ends the cell, and the links are no code)."""
+    body = "a|b\n-|-\n`" + "[a](../x) " * 30_000 + "| `\n"
     assert len(list(links.iter_body_links(body))) == 30_000
+
+
+@pytest.mark.parametrize("body", ["Arrays cast with `[char[]](73,69,88)|%{$r+=$_}`.\n",
+                                  "> `[a](../../x) | b`\n", "- `a|[b](../../x)`\n\n  c|d\n"])
+def test_a_code_span_holding_a_pipe_outside_a_table_hides_its_link(body: str) -> None:
+    """Only a table splits its cells at a pipe before it pairs backticks: in a paragraph, a quote or a
+    list item a span holding one is code, as the page shows it.  A span holding a pipe was taken for
+    no code anywhere: 'warning SK303 link '73,69,88' points to a file that does not exist' for a
+    PowerShell one-liner in prose (mukul975/Anthropic-Cybersecurity-Skills)."""
+    assert rendered_links(body) == []
+    assert list(links.iter_body_links(body)) == []
 
 
 def test_backtick_runs_of_every_length_then_pairs_hide_no_link() -> None:
