@@ -54,7 +54,7 @@ from skillsite.bounded import read_limited
 from skillsite.source.parse import DEFAULT_MAX_BYTES, parse_skill
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions
-from skillsite.source.schema import schema_diagnostics
+from skillsite.source.schema import said_commented, schema_diagnostics
 from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_unlisted, is_user_invocable_only, skill_fields,
                                     skill_name, skill_of_fields, skill_priority, skill_to_json, skill_version)
 from skillsite.source.versioning import canonical_version, version_diagnostics
@@ -113,7 +113,7 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
     fm, src, lines = parsed.frontmatter or {}, parsed.source, parsed.key_lines
     links, missing, asked = checked_links(parsed, skill_dirs, knowledge_dir)
     return [*parsed.diagnostics,
-            *schema_diagnostics(fm, profile, src.display_path, lines),
+            *said_commented(schema_diagnostics(fm, profile, src.display_path, lines), fm, parsed.raw),
             *name_diagnostics(fm, src, profile, lines),
             *allowed_tools_diagnostics(fm, src, lines),
             *tags_diagnostics(fm, src, lines),

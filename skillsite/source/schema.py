@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -211,3 +212,25 @@ def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
             diags.append(make("SK207", f"unknown key '{key}'; kept in the manifest's extra but not "
                                        "understood", path, *_where(key, key_lines), Severity.WARNING))
     return diags
+
+
+#: A top-level key whose value starts with ``#``: YAML reads a comment there, and no value.
+_COMMENT_FOR_VALUE = re.compile(r"([^\s#:][^:]*):[ \t]+#")
+
+
+def said_commented(diags: list[Diagnostic], frontmatter: dict[str, Any], raw: bytes) -> list[Diagnostic]:
+    """``diags``, each failure of a top-level value read as null saying why where its line goes on
+    with a ``#`` (``description: # Chemistry & Drug Discovery``): "must be a string, not null" named
+    no cause for a value the author sees written."""
+    if not any(value is None for value in frontmatter.values()):
+        return diags
+    lines = raw.decode("utf-8", "replace").split("\n")
+    said = []
+    for diag in diags:
+        written = _COMMENT_FOR_VALUE.match(lines[diag.line - 1]) if 0 < diag.line <= len(lines) else None
+        key = written.group(1) if written else None
+        if key is not None and key in frontmatter and frontmatter[key] is None and diag.message.startswith(f"'{key}'"):
+            diag = dataclasses.replace(diag, message=f"{diag.message}: the '#' after '{key}:' starts a YAML comment, "
+                                                     f"so the key has no value (quote a value that starts with '#')")
+        said.append(diag)
+    return said

@@ -264,6 +264,20 @@ def test_missing_or_empty_description_leaves_the_skill_out(tmp_path):
     assert not any(v["valid"] for v in reading.verdicts())
 
 
+def test_a_value_yaml_reads_as_a_comment_is_said_to_be_one(tmp_path):
+    """'description: # Chemistry & Drug Discovery' (14 skills of beita6969/ScienceClaw) is a key and a
+    comment: the error said "'description' must be a string, not null" of a value the author sees
+    written.  It now says why; an empty value, or a '#' inside a value, is said as before."""
+    write_skill(tmp_path, "chem", "name: chem\ndescription: # Chemistry & Drug Discovery\nversion:\t# one\n"
+                                  "license: MIT # kept\n")
+    write_skill(tmp_path, "empty", "name: empty\ndescription:\n")
+    said = [(d.path.split("/")[-2], d.line, d.message) for d in read_catalog([tmp_path]).diagnostics]
+    hint = "the '#' after '{}:' starts a YAML comment, so the key has no value (quote a value that starts with '#')"
+    assert said == [("chem", 3, "'description' must be a string, not null: " + hint.format("description")),
+                    ("chem", 4, "'version' must be a string, not null: " + hint.format("version")),
+                    ("empty", 3, "'description' must be a string, not null")]
+
+
 def test_long_description_is_a_warning_in_default(tmp_path):
     write_skill(tmp_path, "long", description="x" * 1100)
     assert diag_codes(read_catalog([tmp_path])) == ["SK206"]
