@@ -11,7 +11,8 @@ from skillsite.agent.triggers import (MAX_CATALOG_WORK, normalise_triggers, own_
                                      wordless_triggers)
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import ParsedSkill, SourceFile
-from skillsite.source.skill import has_top_level_comma, list_in_string, normalise_allowed_tools, skill_name
+from skillsite.source.skill import (has_top_level_comma, list_in_string, normalise_allowed_tools, read_allowed_tools,
+                                    skill_name)
 
 MAX_BODY_LINES = 500
 MAX_BODY_TOKENS = 5000
@@ -41,7 +42,7 @@ def name_diagnostics(fm: dict[str, Any], src: SourceFile, profile: str,
 def allowed_tools_diagnostics(fm: dict[str, Any], src: SourceFile,
                               key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
     """SK211 for an allowed-tools list or comma-separated string (the specification wants spaces)."""
-    value = fm.get("allowed-tools")
+    value = read_allowed_tools(fm)   # a value in a shape skillsite does not read is SK234's
     where = key_lines.get("allowed-tools", (1, 1))
     normal = " ".join(normalise_allowed_tools(value))
     if isinstance(value, list):

@@ -101,7 +101,7 @@ def _failing_part(err: Any) -> Any:
 def _message(err, field: str) -> str:
     kw, schema, inst = err.validator, err.schema, err.instance
     custom = schema.get("x-message", {}).get(kw)
-    if kw in ("type", "minimum", "maximum", "anyOf") and custom:  # what was written, and what becomes of it
+    if kw in ("type", "minimum", "maximum", "minLength", "anyOf") and custom:  # what was written, what becomes of it
         return f"'{field}' {repr(short(inst)) if isinstance(inst, str) else short(inst)} {custom}"
     if kw == "type":
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)}"

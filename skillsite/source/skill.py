@@ -7,7 +7,7 @@ import hashlib
 import json
 import math
 import re
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from skillsite.agent.entry import shared
 from skillsite.agent.triggers import normalise_triggers
@@ -48,7 +48,28 @@ def _ignored(fm: dict[str, Any]) -> dict[str, Any]:
     ignored.update(_unread(fm, ("platforms", *_NEEDS["bins"], *_NEEDS["env"])))
     if "tools" in fm and not isinstance(fm["tools"], list):
         ignored["tools"] = fm["tools"]
+    ignored.update({key: fm[key] for key, reads in _SPEC_SHAPES.items() if key in fm and not reads(fm[key])})
     return ignored
+
+
+#: The specification's optional keys, and the shape skillsite reads each in: any other value (a
+#: ``compatibility`` list, a ``metadata`` string, a key with nothing) is ignored whole (SK234), as
+#: the specification's guide for clients asks (a skill is skipped only for a missing description
+#: or YAML that cannot be read).
+_SPEC_SHAPES: dict[str, Callable[[Any], bool]] = {
+    "license": lambda value: isinstance(value, str),
+    "compatibility": lambda value: isinstance(value, str) and value != "",
+    "metadata": lambda value: isinstance(value, dict),
+    "allowed-tools": lambda value: isinstance(value, str) or isinstance(value, list) and all(
+        isinstance(item, str) for item in value),
+}
+
+
+def read_allowed_tools(fm: dict[str, Any]) -> Any:
+    """The ``allowed-tools`` value skillsite reads: None when written in a shape it does not
+    (SK234: ignored whole, so no tool is allowed by a list read in part)."""
+    value = fm.get("allowed-tools")
+    return value if value is None or _SPEC_SHAPES["allowed-tools"](value) else None
 
 
 def _unread(mapping: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
@@ -290,7 +311,7 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         frontmatter=jsonable(fm),
         license=_text(fm.get("license")), compatibility=_text(fm.get("compatibility")),
         version=skill_version(fm),
-        tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(fm.get("allowed-tools")),
+        tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(read_allowed_tools(fm)),
         metadata=jsonable(meta), tools=_tools(fm.get("tools")), parameters=_parameters(fm.get("parameters")),
         examples=_examples(fm.get("examples")),
         priority=skill_priority(fm),

@@ -228,7 +228,7 @@ def test_a_copy_with_errors_does_not_stand_for_its_group(tmp_path: Path) -> None
     for place in ("skills", ".claude/skills", ".agents/skills"):
         shutil.copytree(SOURCE / ORIGINAL, src / place / "using-superpowers")
     broken = src / "skills/using-superpowers/SKILL.md"
-    broken.write_text(broken.read_text("utf-8").replace("\nname:", "\nmetadata: [1, 2]\nname:", 1), "utf-8")
+    broken.write_text(broken.read_text("utf-8").replace("\nname:", "\nalways: [1, 2]\nname:", 1), "utf-8")
     result = build([src], out, keep_going=True)
     assert result.ok and result.skipped == ("skills/using-superpowers",)
     canonical = ".claude/skills/using-superpowers"
@@ -246,7 +246,7 @@ def test_a_copy_whose_only_error_is_ignored_stands_for_its_group(tmp_path: Path)
     for place in ("skills", ".claude/skills", ".agents/skills"):
         shutil.copytree(SOURCE / ORIGINAL, src / place / "using-superpowers")
     broken = src / "skills/using-superpowers/SKILL.md"
-    broken.write_text(broken.read_text("utf-8").replace("\nname:", "\nmetadata: [1, 2]\nname:", 1), "utf-8")
+    broken.write_text(broken.read_text("utf-8").replace("\nname:", "\nalways: [1, 2]\nname:", 1), "utf-8")
     result = build([src], out, SiteConfig(ignore=("SK208",)))
     assert result.ok and not result.skipped, [str(d) for d in result.diagnostics if d.severity.value == "error"]
     assert not [d for d in result.diagnostics if d.code in ("SK208", "SK212")]

@@ -83,7 +83,7 @@ def test_keep_going_leaves_out_a_skill_needing_the_first_copy_when_the_audit_blo
     stands for .claude/skills/x from the start, so a is published needing it (the name was shared,
     SK223)."""
     listed = {}
-    for name, extra, body in (("broken", "metadata: 3\n", ""), ("blocked", "", RISKY)):
+    for name, extra, body in (("broken", "always: 3\n", ""), ("blocked", "", RISKY)):
         project = _project(tmp_path / name, extra)
         skill_md = project / "tree/skills/x/SKILL.md"
         skill_md.write_text(skill_md.read_text("utf-8") + body, encoding="utf-8")
@@ -116,7 +116,7 @@ def test_validate_and_keep_going_agree_that_a_copy_with_errors_of_its_own_leaves
         tmp_path: Path) -> None:
     """skills/x has an error of its own (SK208): it is left out, and a, needing x, needs the copy
     published; validate says a is valid, as the build publishes it."""
-    project = _project(tmp_path, "metadata: 3\n")
+    project = _project(tmp_path, "always: 3\n")
     checked = _skillsite(project, "validate", "tree", "--no-cache", "--format", "json")
     assert {v["id"]: v["valid"] for v in json.loads(checked.stdout)["skills"]} == {
         ".claude/skills/x": True, "skills/a": True, "skills/other": True, "skills/x": False}, checked.stdout

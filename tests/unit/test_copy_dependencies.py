@@ -191,14 +191,14 @@ def test_a_name_held_by_copies_and_a_copy_with_errors_of_its_own_stands_for_the_
     was shared (SK223 for a, SK212 and SK219 for skills/x).  It is grouped as a copy that cannot
     stand: x stands for .claude/skills/x, and a is valid.  A different skill named x with an error
     still makes the name shared."""
-    root = copies_and_a(tmp_path / "tree", x_extra="metadata: 3\n")
+    root = copies_and_a(tmp_path / "tree", x_extra="always: 3\n")
     expected = [("skills/x", "SK208")]
     assert errors(root) == {"validate": expected, "read": expected}
     reading = read_catalog([root])
     assert reading.aliases == (("x", ".claude/skills/x"),)
     assert not [d for d in reading.diagnostics if d.code in ("SK212", "SK219", "SK229")]
     write_skill(root, "tools/x", "name: x\ndescription: Converts images between formats. Use when resizing.\n"
-                                 "metadata: 3\n", body="# Images\n\nAnother skill entirely, of the same name.\n")
+                                 "always: 3\n", body="# Images\n\nAnother skill entirely, of the same name.\n")
     shared = [("skills/a", "SK223"), ("skills/x", "SK208"), ("tools/x", "SK208")]
     assert errors(root) == {"validate": shared, "read": shared}
 

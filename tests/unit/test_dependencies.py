@@ -367,10 +367,10 @@ def test_the_skills_needing_one_with_errors_are_left_out_down_the_chain() -> Non
 
 
 def test_reading_and_validate_say_which_skills_need_one_with_errors(tmp_path: Path) -> None:
-    """The build's reading and validate alike: b's metadata is no mapping (SK208), a needs b and
+    """The build's reading and validate alike: b's 'always' is no boolean (SK208), a needs b and
     c needs a; ignoring SK208 (b is then published) or SK223 (a build publishes them without b)
     says nothing of them."""
-    write_skill(tmp_path, "b", "name: b\ndescription: Bumps versions. Use when a version changes.\nmetadata: 3\n")
+    write_skill(tmp_path, "b", "name: b\ndescription: Bumps versions. Use when a version changes.\nalways: 3\n")
     skill(tmp_path, "a", "depends: [b]")
     skill(tmp_path, "c", "depends: [a]")
     for read in (lambda ignore: read_catalog([tmp_path], ignore=ignore).diagnostics,
@@ -394,7 +394,7 @@ def test_a_skill_with_errors_is_needed_even_when_its_name_is_also_beside_a_lone_
 def test_validate_of_two_lone_skills_says_what_a_build_of_them_leaves_out(tmp_path: Path) -> None:
     """``validate a b`` (each a root that is one skill: the other is beside it) says SK223 of a,
     which needs b, broken: reading them (as ``build a b --keep-going`` does) leaves a out."""
-    write_skill(tmp_path, "b", "name: b\ndescription: Bumps versions. Use when a version changes.\nmetadata: 3\n")
+    write_skill(tmp_path, "b", "name: b\ndescription: Bumps versions. Use when a version changes.\nalways: 3\n")
     skill(tmp_path, "a", "depends: [b]")
     roots = [tmp_path / "a", tmp_path / "b"]
     assert {s.id for s in read_catalog(roots, ignore=["SK219"]).skills if s.has_errors} == {"a", "b"}

@@ -220,6 +220,38 @@ def test_requires_platforms_or_tools_in_another_tool_s_shape_warn_and_are_ignore
     assert (skill.requirements.bins, skill.requirements.env, skill.requirements.platforms) == (bins, (), ())
 
 
+@pytest.mark.parametrize("written, said, kept", [
+    ("metadata:\n", "'metadata' null is not in a shape skillsite reads (a mapping of text)", {"metadata": None}),
+    ("metadata: API access\n", "'metadata' 'API access' is not in a shape", {"metadata": "API access"}),
+    ("compatibility: [claude-code, cursor]\n", "'compatibility' [\"claude-code\", \"cursor\"] is not in a shape "
+     "skillsite reads (text)", {"compatibility": ["claude-code", "cursor"]}),
+    ("compatibility: {python: '>=3.10'}\n", "'compatibility' {\"python\": \">=3.10\"} is not", {"compatibility": {
+        "python": ">=3.10"}}),
+    ("compatibility: ''\n", "'compatibility' '' is empty", {"compatibility": ""}),
+    ("license: {name: MIT}\n", "'license' {\"name\": \"MIT\"} is not in a shape", {"license": {"name": "MIT"}}),
+    ("allowed-tools:\n  - Read\n  - WebFetch(domain: linear.app)\n", "'allowed-tools' [\"Read\", {\"WebFetch(domain\": "
+     "\"linear.app)\"}] is not in a shape skillsite reads (a string of tools, or a list of them); ignored (no tool "
+     "allowed by it)", {"allowed-tools": ["Read", {"WebFetch(domain": "linear.app)"}]}),
+    ("allowed-tools:\n", "'allowed-tools' null is not", {"allowed-tools": None}),
+])
+def test_an_optional_key_of_the_specification_in_another_shape_warns_and_is_ignored(tmp_path, written, said, kept):
+    """The specification's guide for clients skips a skill only for a missing description or YAML
+    that cannot be read; 88 skills of AgentWorkers/skills were left out for a 'compatibility' list or
+    mapping, or a 'metadata' string or nothing (SK208, an error), and 30 of seaworld008's for an empty
+    'metadata:' or 'allowed-tools:'.  SK234 warns; the value is ignored whole (no tool allowed by an
+    allowed-tools list read in part) and kept in the manifest's extra.  The spec profile still refuses."""
+    write_skill(tmp_path, "s", "name: s\ndescription: d\n" + written)
+    reading = read_catalog([tmp_path])
+    assert [(d.code, d.severity.value, d.line) for d in reading.diagnostics] == [("SK234", "warning", 4)]
+    message = reading.diagnostics[0].message
+    assert message.startswith(said) and message.endswith(" and kept in the manifest's extra"), message
+    skill = reading.skills[0]
+    assert skill.extra == kept and skill.allowed_tools == () and skill.metadata == {}
+    assert skill.license is None and skill.compatibility is None
+    strict = read_catalog([tmp_path], profile="spec")
+    assert "SK208" in [d.code for d in strict.diagnostics] and not strict.verdicts()[0]["valid"]
+
+
 @pytest.mark.parametrize("written, priority", [("3", 3), ("-2", -2), ("2.0", 2), ("0", 0)])
 def test_a_whole_number_priority_is_read_without_a_warning(tmp_path, written, priority):
     """``2.0`` is a whole number to the schema (no warning): it ranks as 2, not as 0."""
