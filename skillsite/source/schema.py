@@ -145,6 +145,14 @@ def _one_cause_each(errors: list[Any]) -> list[Any]:
     return [e for e in errors if not (e.validator == "pattern" and tuple(e.absolute_path) in empty)]
 
 
+def _empty_optional(err: Any, profile: str, code: str) -> bool:
+    """Whether ``err`` is a top-level optional key written with nothing (YAML null: ``triggers:``)
+    that would be SK208: outside the spec profile it reads as not written (SK234, a warning), as
+    Claude Code reads it, and as the specification's guide for clients skips a skill only for a
+    missing description or YAML that cannot be read."""
+    return profile != "spec" and code == "SK208" and err.instance is None and len(err.absolute_path) == 1
+
+
 def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, tuple[int, int]]
                        ) -> list[Diagnostic]:
     """The diagnostics of one jsonschema error, with the code and severity its schema names."""
@@ -159,6 +167,9 @@ def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, t
         return [make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows only {allowed})",
                      path, *_where(key, key_lines))
                 for key in sorted(set(err.instance) - set(schema.get("properties", {})))]
+    if _empty_optional(err, profile, codes.get(kw, "SK208")):
+        return [make("SK234", f"'{field}' is empty (nothing after '{field}:'); ignored, as if not written, and kept "
+                              "in the manifest's extra", path, *_where(field, key_lines), Severity.WARNING)]
     # what failed inside a value of the right type, said at its own line; a value ignored whole
     # (x-message: SK234's platforms) is said whole, at its key
     part = err if kw in schema.get("x-message", {}) else _failing_part(err)

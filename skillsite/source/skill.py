@@ -49,6 +49,7 @@ def _ignored(fm: dict[str, Any]) -> dict[str, Any]:
     if "tools" in fm and not isinstance(fm["tools"], list):
         ignored["tools"] = fm["tools"]
     ignored.update({key: fm[key] for key, reads in _SPEC_SHAPES.items() if key in fm and not reads(fm[key])})
+    ignored.update({key: None for key, value in fm.items() if value is None and key in _OPTIONAL_KEYS})
     return ignored
 
 
@@ -63,6 +64,11 @@ _SPEC_SHAPES: dict[str, Callable[[Any], bool]] = {
     "allowed-tools": lambda value: isinstance(value, str) or isinstance(value, list) and all(
         isinstance(item, str) for item in value),
 }
+
+
+#: The keys a null (a key with nothing) is ignored in, as not written (SK234): every key skillsite
+#: knows but those that say more of it (a name or description: SK202, SK201; priority: SK233).
+_OPTIONAL_KEYS = known_keys("default") - {"name", "description", "priority"}
 
 
 def read_allowed_tools(fm: dict[str, Any]) -> Any:

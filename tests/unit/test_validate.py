@@ -150,14 +150,16 @@ def test_a_priority_json_has_no_number_for_is_kept_in_extra_as_yaml_writes_it(tm
 @pytest.mark.parametrize("written", ["priority: null", "priority:", "priority: ~"])
 def test_a_null_priority_is_said_as_a_null_version_or_license_is(tmp_path, written):
     """'priority:' with nothing is no whole number: SK233, a warning (the skill ranks as one without
-    a priority), as 'version:' or 'license:' with nothing is SK208 (an error); kept in extra as null."""
+    a priority), as 'version:' or 'license:' with nothing is read as not written (SK234, a warning);
+    both kept in extra as null."""
     write_skill(tmp_path, "p", f"name: p\ndescription: d\n{written}\nversion:\n")
     reading = read_catalog([tmp_path])
     said = [(d.code, d.severity.value, d.line, d.message) for d in reading.diagnostics]
     assert said == [("SK233", "warning", 4, "'priority' null is not a whole number; ignored (read as 0, the default) "
                                             "and kept in the manifest's extra"),
-                    ("SK208", "error", 5, "'version' must be a string, not null")]
-    assert reading.skills[0].priority == 0 and reading.skills[0].extra == {"priority": None}
+                    ("SK234", "warning", 5, "'version' is empty (nothing after 'version:'); ignored, as if not "
+                                            "written, and kept in the manifest's extra")]
+    assert reading.skills[0].priority == 0 and reading.skills[0].extra == {"priority": None, "version": None}
 
 
 @pytest.mark.parametrize("written, side", [("1.0e+300", "2**53"), ("9007199254740993", "2**53"),
@@ -252,6 +254,21 @@ def test_an_optional_key_of_the_specification_in_another_shape_warns_and_is_igno
     assert "SK208" in [d.code for d in strict.diagnostics] and not strict.verdicts()[0]["valid"]
 
 
+@pytest.mark.parametrize("key", ["triggers", "version", "tags", "hidden", "depends", "knowledge", "parameters"])
+def test_an_optional_key_with_nothing_after_it_reads_as_not_written(tmp_path, key):
+    """A generator writes 'triggers:' with no value (10 of seaworld008's skills): SK208, an error, left
+    the skill out, where Claude Code reads it as not given.  SK234 warns; the key reads as not written."""
+    write_skill(tmp_path, "s", f"name: s\ndescription: d\n{key}:\n")
+    reading = read_catalog([tmp_path])
+    assert [(d.code, d.severity.value, d.line, d.message) for d in reading.diagnostics] == [
+        ("SK234", "warning", 4, f"'{key}' is empty (nothing after '{key}:'); ignored, as if not written, and kept "
+                                "in the manifest's extra")]
+    skill = reading.skills[0]
+    assert skill.extra == {key: None} and skill.triggers == {} and skill.version is None and skill.tags == ()
+    assert not skill.hidden and skill.depends == () and skill.knowledge == () and skill.parameters == ()
+    assert read_catalog([tmp_path], profile="spec").diagnostics[0].severity.value == "error"
+
+
 @pytest.mark.parametrize("written, priority", [("3", 3), ("-2", -2), ("2.0", 2), ("0", 0)])
 def test_a_whole_number_priority_is_read_without_a_warning(tmp_path, written, priority):
     """``2.0`` is a whole number to the schema (no warning): it ranks as 2, not as 0."""
@@ -306,7 +323,8 @@ def test_a_value_yaml_reads_as_a_comment_is_said_to_be_one(tmp_path):
     said = [(d.path.split("/")[-2], d.line, d.message) for d in read_catalog([tmp_path]).diagnostics]
     hint = "the '#' after '{}:' starts a YAML comment, so the key has no value (quote a value that starts with '#')"
     assert said == [("chem", 3, "'description' must be a string, not null: " + hint.format("description")),
-                    ("chem", 4, "'version' must be a string, not null: " + hint.format("version")),
+                    ("chem", 4, "'version' is empty (nothing after 'version:'); ignored, as if not written, and "
+                                "kept in the manifest's extra: " + hint.format("version")),
                     ("empty", 3, "'description' must be a string, not null")]
 
 
