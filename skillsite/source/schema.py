@@ -150,7 +150,7 @@ def _empty_optional(err: Any, profile: str, code: str) -> bool:
     that would be SK208: outside the spec profile it reads as not written (SK234, a warning), as
     Claude Code reads it, and as the specification's guide for clients skips a skill only for a
     missing description or YAML that cannot be read."""
-    return profile != "spec" and code == "SK208" and err.instance is None and len(err.absolute_path) == 1
+    return profile != "spec" and code in ("SK208", "SK234") and err.instance is None and len(err.absolute_path) == 1
 
 
 def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, tuple[int, int]]

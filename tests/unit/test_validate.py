@@ -223,7 +223,7 @@ def test_requires_platforms_or_tools_in_another_tool_s_shape_warn_and_are_ignore
 
 
 @pytest.mark.parametrize("written, said, kept", [
-    ("metadata:\n", "'metadata' null is not in a shape skillsite reads (a mapping of text)", {"metadata": None}),
+    ("metadata:\n", "'metadata' is empty (nothing after 'metadata:'); ignored, as if not written", {"metadata": None}),
     ("metadata: API access\n", "'metadata' 'API access' is not in a shape", {"metadata": "API access"}),
     ("compatibility: [claude-code, cursor]\n", "'compatibility' [\"claude-code\", \"cursor\"] is not in a shape "
      "skillsite reads (text)", {"compatibility": ["claude-code", "cursor"]}),
@@ -234,7 +234,7 @@ def test_requires_platforms_or_tools_in_another_tool_s_shape_warn_and_are_ignore
     ("allowed-tools:\n  - Read\n  - WebFetch(domain: linear.app)\n", "'allowed-tools' [\"Read\", {\"WebFetch(domain\": "
      "\"linear.app)\"}] is not in a shape skillsite reads (a string of tools, or a list of them); ignored (no tool "
      "allowed by it)", {"allowed-tools": ["Read", {"WebFetch(domain": "linear.app)"}]}),
-    ("allowed-tools:\n", "'allowed-tools' null is not", {"allowed-tools": None}),
+    ("allowed-tools:\n", "'allowed-tools' is empty", {"allowed-tools": None}),
 ])
 def test_an_optional_key_of_the_specification_in_another_shape_warns_and_is_ignored(tmp_path, written, said, kept):
     """The specification's guide for clients skips a skill only for a missing description or YAML
