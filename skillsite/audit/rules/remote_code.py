@@ -253,39 +253,6 @@ def _downloaded(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     return replace(hit, detail=f" (from {host})" if host else "", severity="medium" if known and not plain else None)
 
 
-def _ends_quoted(command: str) -> bool:
-    """Whether a shell command's text ends inside a quoted string (``'``, or ``"`` with its
-    backslash escapes); a backslash outside quotes escapes the next character."""
-    quote, escaped = "", False
-    for char in command:
-        if escaped:
-            escaped = False
-        elif quote == "'":
-            quote = "" if char == "'" else quote
-        elif char == "\\":
-            escaped = True
-        elif char == quote:
-            quote = ""
-        elif not quote and char in "'\"":
-            quote = char
-    return bool(quote)
-
-
-def _saved_outside_quotes(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """:func:`remote_code`, for a download saved then run, unless where it names the file (``-o``,
-    ``>``) is inside a quoted argument: text given to the download, not where it saves (``-d 'Client
-    -> API'`` with ``API -> ...`` on the next line).  Read in the text as written: a look-alike quote
-    that folds to ``'`` is none to the shell."""
-    start = doc.original(match.start())
-    named = doc.original(match.start("file"))
-    if named > start and doc.text[named - 1] in "'\"":
-        named -= 1  # the quote opening the file's name
-    if _ends_quoted(doc.text[start:named]):
-        return None
-    found = _downloaded(doc, match, hit)
-    return found and _within_its_code_span(match, found)
-
-
 def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """:func:`_downloaded`, for a URL given to the command that starts its line or segment."""
     return _downloaded(doc, match, hit) if _given_to_a_command(doc, match.start()) else None
@@ -415,7 +382,7 @@ _PIPES, _BACKTICKS = "|", "`"
                   r"DownloadString|(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*"),
           pattern(r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*"),
           pattern(r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*"),
-          pattern(_SAVED_THEN_RUN, condition=_saved_outside_quotes),
+          pattern(_SAVED_THEN_RUN),
           # whatever fetches it ($c https://... | sh, fetch, http, xh): a URL given to the command
           # that starts the line or the segment (not a URL in a table's cell beside a language)
           pattern(_URL_ARGUMENT + r"[^\n|;]*" + _PIPED, _PIPES, hopeless=(_COMMAND_WORD, _READ_BY_THE_COMMAND),
