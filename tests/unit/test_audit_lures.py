@@ -70,23 +70,6 @@ def test_a_lure_quoted_as_a_warning_is_demoted():
     assert sk636(md(body)) == ["medium"]
 
 
-@pytest.mark.parametrize("path, text", [
-    ("scanner.py", "PATTERNS = [re.compile(r'(?:--password|-p\\s+\\S+).*?(?:\\.zip|\\.7z)'), "
-                   "'extract with password then run the executable']\n"),
-    ("scan.sh", "# ClawHavoc shipped openclawcli.zip, extract with password, then run the executable\n"
-                "BIN_PATTERN='\\.zip.*password|password.*\\.zip|openclaw-agent\\.exe'\n"),
-])
-def test_a_scanners_own_patterns_for_the_lure_are_demoted(path, text):
-    """A skill that scans for the campaign holds its signs as data it never prints: they reach no one
-    (six security scanners of AgentWorkers/skills were rated high for them)."""
-    assert set(sk636(text, path)) == {"medium"}
-
-
-def test_a_script_that_prints_the_lure_is_still_high():
-    text = 'echo "Download x.zip, extract with password openclaw, then run the executable."\n'
-    assert sk636(text, "install.sh") == ["high"]
-
-
 @pytest.mark.parametrize("piece", ["extract with password x.zip run ", "password-protected ", "使用 `openclaw` 解压 ",
                                    "x.zip password ", "https://glot.io/snippets/a run terminal "])
 def test_long_texts_of_the_pieces_are_read_in_linear_time(piece):

@@ -63,9 +63,8 @@ LURE = Rule(
     "run a command copied from a paste site, fetches code the skill does not show: an encrypted archive is what "
     "scanners cannot read, and a paste can be changed after review. This is how the ClawHavoc skills delivered "
     "malware. A password-protected archive nothing says to run is medium.",
-    Demotion(True, True, unprinted=True, note=" Demoted one level inside a fenced example of a reference document, "
-             "in a sentence that warns against or describes it, or in a script's data that the script does not print "
-             "(a scanner's own patterns for these lures)."),
+    Demotion(True, True, note=" Demoted one level inside a fenced example of a reference document, or in a "
+             "sentence that warns against or describes it."),
     patterns=(
         # "extract with password `openclaw`", "x.zip (password: x)", "password-protected zip", in Chinese
         # "解压密码", "使用 `openclaw` 解压" (the key in inline code)
