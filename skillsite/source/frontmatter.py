@@ -354,20 +354,22 @@ def _in_text_list(lines: list[str], number: int) -> bool:
 
 def _quote_alias_line(lines: list[str], number: int) -> list[str] | None:
     """Line ``number`` with its value quoted when it is a text key's (or a text list item's) plain
-    value starting with ``*``, a comment after it kept a comment, and the lines the value goes on
-    over (:func:`_continued`) up to the closing quote; None for any other line."""
+    value starting with ``*``, and the lines the value goes on over (:func:`_continued`), up to the
+    closing quote; a comment after it kept a comment; None for any other line."""
     line = lines[number]
     body = line.rstrip("\r")
     match = _ALIAS_LINE.match(body) or ((item := _ALIAS_ITEM.match(body)) and _in_text_list(lines, number) and item)
     if not match:
         return None
-    value, comment = match.group(2), ""
+    first = match.group(2)
+    more = [] if _COMMENT_START.search(first) else _continued(lines, number, len(body) - len(body.lstrip(" \t")))
+    texts = [first, *(text.rstrip("\r") for text in more)]
+    value, comment = texts[-1], ""
     start = _COMMENT_START.search(value)
-    if start is not None:
+    if start is not None:   # a comment ends the value (only its last line may hold one)
         value, comment = value[:start.start()], value[start.start():]
-    more = [] if comment else _continued(lines, number, len(match.group(1)) - len(match.group(1).lstrip(" \t")))
-    quoted = [value.rstrip(" \t"), *(text.rstrip("\r").rstrip(" \t") for text in more)]
-    quoted = [text.replace("'", "''") for text in quoted]
+    texts[-1] = value
+    quoted = [text.rstrip(" \t").replace("'", "''") for text in texts]
     ends = [line[len(body):], *(text[len(text.rstrip("\r")):] for text in more)]
     quoted[0] = f"{match.group(1)}'{quoted[0]}"
     quoted[-1] = f"{quoted[-1]}'{comment}"   # the same line as the first when the value has one
@@ -377,18 +379,27 @@ def _quote_alias_line(lines: list[str], number: int) -> list[str] | None:
 def _continued(lines: list[str], number: int, indent: int) -> list[str]:
     """The lines after line ``number`` that a plain value starting there goes on over: those
     indented past ``indent`` (the column of its key or its item's dash), and the blank lines
-    between them, up to a comment or a line indented no further."""
+    between them, up to a line indented no further, a comment line, and the line whose comment ends
+    the value (taken: it is cut at its comment).  Not a line holding ``: ``: in a plain value that
+    is no YAML, and the colons' retry quoted part of it already, so the value stops before it (and
+    YAML's error is said there)."""
     more, blank = [], []
     for line in lines[number + 1:]:
         stripped = line.strip()
         if not stripped:
             blank.append(line)
             continue
-        if stripped.startswith("#") or len(line) - len(line.lstrip(" \t")) <= indent:
+        if stripped.startswith("#") or len(line) - len(line.lstrip(" \t")) <= indent or _COLON_SPACE.search(line):
             break
         more += [*blank, line]
         blank = []
+        if _COMMENT_START.search(line):
+            break
     return more
+
+
+#: A colon that YAML reads as a key's in a plain value: before white space or at the line's end.
+_COLON_SPACE = re.compile(r":(?:[ \t]|\r?$)")
 
 
 def _quoted_written(lines: list[str], number: int, failure: yaml.YAMLError) -> list[str] | None:
@@ -408,22 +419,28 @@ _FOUND_PAST = ("could not find expected", "found unexpected end of stream")
 
 def _unclosed_flow(exc: yaml.YAMLError, text: str) -> bool:
     """Whether YAML failed in a flow list or mapping (``[a, b``, ``{a: b``) at a later line that
-    starts a key of its own, or at the end: the bracket was never closed, and YAML ran on into
-    the next key."""
+    starts a key of its own, or at the end, and that line holds no bracket closing it: the bracket
+    was never closed, and YAML ran on into the next key.  (Marks are read by their index: YAML
+    counts more line breaks than ``\\n``.)"""
     context, mark, start = getattr(exc, "context", None) or "", getattr(exc, "problem_mark", None), \
         getattr(exc, "context_mark", None)
     if not context.startswith(("while parsing a flow sequence", "while parsing a flow mapping")) \
             or mark is None or start is None or mark.line <= start.line:
         return False
-    lines = text.split("\n")
-    line = lines[mark.line] if mark.line < len(lines) else ""
-    return not line.strip() or not line[0].isspace()
+    begin = max(text.rfind(end, 0, mark.index) for end in _LINE_BREAKS) + 1
+    line = _LINE_END.split(text[begin:], maxsplit=1)[0]
+    closer = "]" if context.startswith("while parsing a flow sequence") else "}"
+    return not line.strip() or not line[0].isspace() and closer not in line
+
+
+#: What YAML reads as line breaks.
+_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+_LINE_END = re.compile("[\n\r\x85\u2028\u2029]")
 
 
 def _char_at(text: str, mark: yaml.Mark) -> str:
     """The character of ``text`` at ``mark``."""
-    lines = text.split("\n")
-    return lines[mark.line][mark.column:mark.column + 1] if mark.line < len(lines) else ""
+    return text[mark.index:mark.index + 1]
 
 
 def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> FrontmatterError:

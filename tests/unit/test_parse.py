@@ -228,7 +228,9 @@ def test_text_list_items_starting_with_a_star_are_the_text_written():
 @pytest.mark.parametrize("text, key, kept", [
     ("description: **Bold** does things\n  and goes on, 'quoted'\n\n  after a blank\nx: 1\n",
      "description", "**Bold** does things and goes on, 'quoted'\nafter a blank"),
-    ("description: d\npaths:\n  - **/*.ts\n    and more\n  - *.md\n", "paths", ["**/*.ts and more", "*.md"])])
+    ("description: d\npaths:\n  - **/*.ts\n    and more\n  - *.md\n", "paths", ["**/*.ts and more", "*.md"]),
+    # a comment ends the value, as it ends a plain one ('# TODO reword' was read as text)
+    ("description: **Bold** first\n  second # TODO reword\nx: 1\n", "description", "**Bold** first second")])
 def test_a_value_starting_with_a_star_over_several_lines_is_the_text_written(text: str, key: str, kept: object):
     """A plain value goes on over the lines indented past its key (or its item's dash): quoting
     only its first line left the others a YAML error, and the skill out (SK103)."""
@@ -297,6 +299,23 @@ def test_a_flow_list_never_closed_is_said_where_it_opens(text: str, line: int, c
     p = parse(f"---\nname: demo\ndescription: d\n{text}---\n")
     assert p.fatal and [(d.code, d.line, d.col) for d in p.diagnostics] == [("SK103", line, col)]
     assert p.diagnostics[0].message.endswith(f"(the '{bracket}' here is never closed)")
+
+
+def test_a_line_holding_a_colon_ends_a_value_starting_with_a_star_and_is_still_an_error():
+    """A review: 'see: a: b' under such a value was published as "see: 'a: b'" (the colons' retry
+    quoted it first, then the value took it in): no text may change; YAML's error is said there."""
+    p = parse("---\nname: demo\ndescription: **Bold** intro\n  see: a: b\n---\n")
+    assert p.fatal and [(d.code, d.line) for d in p.diagnostics] == [("SK103", 4)]
+
+
+@pytest.mark.parametrize("text, line, said", [
+    ("tags: [a,\nb: c: d]\n", 4, "']'"),                          # closed on the line YAML failed at
+    ('description: "one\u2028two"\ntags: [a, b\nversion: x\n', 4,  # a line break YAML counts, '\\n' does not
+     "']' (the '[' here is never closed)")])
+def test_never_closed_is_said_only_of_a_bracket_never_closed(text: str, line: int, said: str):
+    p = parse(f"---\nname: demo\n{text}---\n")
+    assert p.fatal and [(d.code, d.line) for d in p.diagnostics] == [("SK103", line)]
+    assert p.diagnostics[0].message.endswith(said)
 
 
 def test_a_fault_inside_a_flow_list_over_several_lines_is_said_at_its_own_line():
