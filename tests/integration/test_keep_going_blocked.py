@@ -44,7 +44,7 @@ def _blocked(project: Path, place: str) -> None:
 
 def _broken(project: Path, place: str) -> None:
     """A skill of the same name at ``place`` with an error reading finds."""
-    write_skill(project, place, "name: m-curl-sh\ndescription: Broken. Use when testing.\nmetadata: 3\n")
+    write_skill(project, place, "name: m-curl-sh\ndescription: Broken. Use when testing.\nalways: 3\n")
 
 
 def _sources(place: str) -> list[str]:

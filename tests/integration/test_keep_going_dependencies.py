@@ -35,7 +35,7 @@ def _project(root: Path, b_is: str) -> Path:
     write_skill(tree, "other", description="Lists other things. Use when listing.")
     b = "name: b\ndescription: Bumps versions. Use when a version changes.\nversion: '2.0.0'\n"
     if b_is == "broken":
-        write_skill(tree, "b", b + "metadata: 3\n")
+        write_skill(tree, "b", b + "always: 3\n")
     else:
         write_skill(tree, "b", b, RISKY if b_is == "blocked" else "# b\n")
     (root / "blocking.yml").write_text("audit:\n  fail_on: high\n", encoding="utf-8")
