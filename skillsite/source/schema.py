@@ -147,7 +147,7 @@ def _one_cause_each(errors: list[Any]) -> list[Any]:
 
 def _empty_optional(err: Any, profile: str, code: str) -> bool:
     """Whether ``err`` is a top-level optional key written with nothing (YAML null: ``triggers:``)
-    that would be SK208: outside the spec profile it reads as not written (SK234, a warning), as
+    that would be SK208 or SK234: outside the spec profile it reads as not written (SK234, a warning), as
     Claude Code reads it, and as the specification's guide for clients skips a skill only for a
     missing description or YAML that cannot be read."""
     return profile != "spec" and code in ("SK208", "SK234") and err.instance is None and len(err.absolute_path) == 1

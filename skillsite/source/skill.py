@@ -35,8 +35,9 @@ def _ignored(fm: dict[str, Any]) -> dict[str, Any]:
     """Known keys written in another tool's shape, by key, as written: a priority that is no whole
     number (SK233: ``CRITICAL``), and (SK234) a ``requires`` that is no mapping (``python3, ffmpeg``),
     a ``platforms`` naming no OS (``[claude-code, cursor]``), ``bins`` or ``env`` that are no names
-    (``[{name: TOKEN}]``; under ``requires`` only those parts, as ``{env: ...}``) and a ``tools``
-    that is no list (``Read, Grep``)."""
+    (``[{name: TOKEN}]``; under ``requires`` only those parts, as ``{env: ...}``), a ``tools``
+    that is no list (``Read, Grep``), the specification's optional keys in another shape
+    (:data:`_SPEC_SHAPES`) and any key written with nothing (:data:`_OPTIONAL_KEYS`)."""
     ignored: dict[str, Any] = {}
     if "priority" in fm and whole_priority(fm["priority"]) is None:
         ignored["priority"] = fm["priority"]
