@@ -80,8 +80,10 @@ class FrontmatterError(Exception):
         self.code, self.message, self.line, self.col = code, message, line, col
 
 
-#: Where YAML breaks a line and a file (as editors and ``file:line`` count) does not.
-_YAML_ONLY_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+#: Where YAML breaks a line and a file (as editors and ``file:line`` count) does not: its line
+#: breaks besides LF.
+_YAML_BREAK_CHARS = "\r\x85\u2028\u2029"
+_YAML_ONLY_BREAKS = re.compile(f"[{_YAML_BREAK_CHARS}]")
 
 
 class FileLines:
@@ -427,15 +429,14 @@ def _unclosed_flow(exc: yaml.YAMLError, text: str) -> bool:
     if not context.startswith(("while parsing a flow sequence", "while parsing a flow mapping")) \
             or mark is None or start is None or mark.line <= start.line:
         return False
-    begin = max(text.rfind(end, 0, mark.index) for end in _LINE_BREAKS) + 1
+    begin = max(text.rfind(end, 0, mark.index) for end in "\n" + _YAML_BREAK_CHARS) + 1
     line = _LINE_END.split(text[begin:], maxsplit=1)[0]
     closer = "]" if context.startswith("while parsing a flow sequence") else "}"
     return not line.strip() or not line[0].isspace() and closer not in line
 
 
-#: What YAML reads as line breaks.
-_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
-_LINE_END = re.compile("[\n\r\x85\u2028\u2029]")
+#: What YAML reads as line breaks: LF and :data:`_YAML_BREAK_CHARS`.
+_LINE_END = re.compile(f"[\n{_YAML_BREAK_CHARS}]")
 
 
 def _char_at(text: str, mark: yaml.Mark) -> str:
@@ -500,8 +501,7 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError
     line; the last error and the text it was found in when a later one names none (or the retries ran out)."""
     bracketed: list[int] = []
     composed = "\n".join(lines)
-    size = sum(len(line) + 1 for line in lines)
-    for _ in range(max(MAX_BRACKETED_RETRIES, RETRY_BUDGET_CHARS // size)):
+    for _ in range(max(MAX_BRACKETED_RETRIES, RETRY_BUDGET_CHARS // (len(composed) + 1))):
         # where YAML failed, or where the construct it failed in starts (a flow list open to the end)
         marks = (getattr(failure, "problem_mark", None), getattr(failure, "context_mark", None))
         numbers = [mark.line for mark in marks if mark is not None and 0 <= mark.line < len(lines)]
