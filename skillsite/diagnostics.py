@@ -85,6 +85,8 @@ CODES: dict[str, CodeInfo] = _registry(
                         "kept as written"),
     ("SK112", "warning", "duplicate key; the last one wins"),
     ("SK113", "error", "unsupported YAML tag"),
+    ("SK114", "warning", "a value's lines go on at the start of a line (not indented); read as one value"),
+    ("SK115", "warning", "the frontmatter's closing line holds more than '---'; the rest read as the body"),
     # frontmatter fields
     ("SK201", "error", "description missing or empty"),
     ("SK202", "error", "name missing"),

@@ -1,8 +1,12 @@
 """Finding a SKILL.md's frontmatter and body, line by line (never by splitting on ``---``).
 
-The frontmatter opens with a ``---`` line (trailing spaces allowed) and closes at the next
-such line.  Lines end where ``str.splitlines`` ends them.  The build's parser and the loader
-use the same rule, so a body means the same to both.
+The frontmatter opens with a ``---`` line (trailing spaces allowed) and closes at the next line
+that starts with ``---``, as ``npx skills`` reads it: a closing line that holds more
+(``---**Base URL:**``, as translations of whole files write it) ends the frontmatter there, and
+what follows its ``---`` is the body's first line (a line of dashes alone, ``-----``, closes it
+as ``---`` does).  Inside the frontmatter such a line is a YAML error anyway.  Lines end where
+``str.splitlines`` ends them.  The build's parser and the loader use the same rule, so a body
+means the same to both.
 """
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import re
 from typing import Iterator, NamedTuple, Sequence
 
 _FENCE = re.compile(r"^---[ \t]*$")
+#: A line that closes the frontmatter with nothing after it but dashes and blanks.
+_CLEAN_CLOSE = re.compile(r"^---+[ \t]*$")
 _BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # every line break str.splitlines knows
 _LINE = re.compile(f"[^{_BREAKS}]*(?:\r\n|[{_BREAKS}])?")
 
@@ -21,6 +27,7 @@ class SkillMdParts(NamedTuple):
     body: str          # the text after the closing fence
     body_line: int     # the 1-based line the body starts on
     closed: bool       # False: the opening fence is never closed (frontmatter and body are empty)
+    after_fence: str = ""   # what the closing line holds after its ``---`` (then the body's first line)
 
 
 def _lines(text: str) -> Iterator[str]:
@@ -45,8 +52,10 @@ def split_skill_md(text: str) -> SkillMdParts | None:
         return None
     start = offset = len(first)
     for number, line in enumerate(lines, start=2):
-        if _is_fence(line):
+        if _CLEAN_CLOSE.match(line.rstrip("\r\n")):
             return SkillMdParts(text[start:offset], text[offset + len(line):], number + 1, True)
+        if line.startswith("---"):
+            return SkillMdParts(text[start:offset], text[offset + 3:], number, True, line[3:].rstrip("\r\n"))
         offset += len(line)
     return SkillMdParts("", "", 0, False)
 
@@ -57,7 +66,9 @@ def frontmatter_end(lines: Sequence[str]) -> int | None:
     parts = split_skill_md("".join(lines))
     if parts is None:
         return None
-    return parts.body_line - 2 if parts.closed else -1
+    if not parts.closed:
+        return -1
+    return parts.body_line - (1 if parts.after_fence else 2)
 
 
 def skill_body(raw: bytes) -> str:

@@ -266,12 +266,13 @@ def _colon_value(rest: str) -> str | None:
     return None
 
 
-def _quote_unquoted_colons(text: str) -> tuple[str, list[int]]:
-    """Quote plain values that contain ``: `` (the spec's client guide asks for this retry)."""
+def _quote_unquoted_colons(text: str, quoted: frozenset[int] = frozenset()) -> tuple[str, list[int]]:
+    """Quote plain values that contain ``: `` (the spec's client guide asks for this retry), but on
+    the lines of values ``quoted`` already."""
     fixed, lines = [], []
     for number, line in enumerate(text.split("\n")):
         body = line.rstrip("\r")
-        match = _UNQUOTED_COLON_LINE.match(body)
+        match = _UNQUOTED_COLON_LINE.match(body) if number not in quoted else None
         value = _colon_value(match.group(2)) if match else None
         if value is not None and " #" not in value:
             value = value.replace("'", "''")
@@ -469,18 +470,29 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
     return FrontmatterError("SK103", f"invalid YAML: {message}", line_offset + 1, 1)
 
 
-def _retried(text: str, error: yaml.YAMLError, line_offset: int) -> tuple[Node | None, str, list[int], list[int]]:
-    """``text`` composed once more with its values holding an unquoted ``: `` quoted, and only when
-    that is not enough, with the bracketed hints and the text values starting with ``*`` YAML fails
-    at quoted too (:func:`_with_hints_quoted`):
-    the node tree, the text composed, and the lines of each kind quoted.  When neither reads, the
-    first YAML error, or the one past the lines quoted when any were (the fault itself: the line of
-    a value starting with ``*`` was no fault)."""
-    retried, fixed_lines = _quote_unquoted_colons(text)  # a hint's line is none of these: it starts with a bracket
+def _retried(text: str, error: yaml.YAMLError, line_offset: int
+             ) -> tuple[Node | None, str, list[int], list[int], list[int]]:
+    """``text`` composed once more with the values that go on at the start of the lines after
+    them quoted (:func:`_join_continuations`), then with its values holding an unquoted ``: ``
+    quoted too, and only when that is not enough, with the bracketed hints and the text values
+    starting with ``*`` YAML fails at quoted too (:func:`_with_hints_quoted`): the node tree, the
+    text composed, and the lines of each kind quoted (the key lines of the values joined).  When none of
+    that reads, the first YAML error, or the one past the lines quoted when any were (the fault
+    itself: the line of a value starting with ``*`` was no fault)."""
+    joined_text, joined = _join_continuations(text)
+    keys = [first for first, _last in joined]
     failure = error
+    if joined:
+        try:
+            return _compose(joined_text), joined_text, [], [], keys
+        except yaml.YAMLError as exc:
+            failure = exc
+    inside = frozenset(n for first, last in joined for n in range(first, last + 1))
+    # a hint's line is none of these: it starts with a bracket
+    retried, fixed_lines = _quote_unquoted_colons(joined_text, inside)
     if fixed_lines:
         try:
-            return _compose(retried), retried, fixed_lines, []
+            return _compose(retried), retried, fixed_lines, [], keys
         except yaml.YAMLError as exc:
             failure = exc
     found = _with_hints_quoted(retried.split("\n"), failure)
@@ -489,7 +501,53 @@ def _retried(text: str, error: yaml.YAMLError, line_offset: int) -> tuple[Node |
     if isinstance(found[0], yaml.YAMLError):
         raise _yaml_error(found[0], line_offset, found[1]) from None
     node, composed, bracketed = found
-    return node, composed, fixed_lines, bracketed
+    return node, composed, fixed_lines, bracketed, keys
+
+
+#: A top-level key whose plain value starts on its own line (not quoted, a flow list or mapping,
+#: a block scalar, an anchor, a tag or a comment): text that may go on over the lines after it.
+_PLAIN_VALUE_LINE = re.compile(r"^([A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&!%@`#\s].*)$")
+#: A line at the start of which YAML reads something of its own: a top-level key, a comment, a
+#: document marker.
+_OWN_LINE = re.compile(r"^(?:[A-Za-z0-9_.-]+:(?:[ \t]|\r?$)|#|---|\.\.\.)")
+
+
+def _join_continuations(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with each top-level key's plain value that goes on at the start of the lines after
+    it (a description's Markdown wrapped or listed without indentation, as translations write it:
+    ``description: **Weather API**`` then ``Gives current conditions.`` or ``- Search``) quoted
+    over all its lines, which reads it as its author meant: YAML reads a new key at the start of a
+    line, and fails.  A line that starts a key, a comment or a document marker ends the value;
+    blank lines between its lines stay (line breaks, as in a plain value), and a value holding a
+    comment is left as it is.  Each line keeps its number; the first and last line of each value."""
+    lines, joined = text.split("\n"), []
+    for number in range(len(lines)):
+        value = _PLAIN_VALUE_LINE.match(lines[number].rstrip("\r"))
+        last = _last_continuation(lines, number) if value else number
+        texts = [line.rstrip("\r") for line in lines[number:last + 1]]
+        if last == number or any(_COMMENT_START.search(text) for text in texts):
+            continue
+        texts[0] = value.group(2)  # type: ignore[union-attr]  # a value line when it goes on
+        quoted = [text.strip(" \t").replace("'", "''") for text in texts]
+        quoted[0], quoted[-1] = f"{value.group(1)}'{quoted[0]}", f"{quoted[-1]}'"  # type: ignore[union-attr]
+        lines[number:last + 1] = [q if i == 0 or not q else "  " + q for i, q in enumerate(quoted)]
+        joined.append((number, last))
+    return "\n".join(lines), joined
+
+
+def _last_continuation(lines: list[str], number: int) -> int:
+    """The last line after line ``number`` (a top-level key's plain value) that goes on its value
+    at the start of a line: up to a line YAML reads as its own (:data:`_OWN_LINE`) or one indented
+    (the value's own continuation, or a nested key's); ``number`` when there is none."""
+    last = number
+    for index in range(number + 1, len(lines)):
+        line = lines[index]
+        if not line.strip():
+            continue
+        if line[0] in " \t" or _OWN_LINE.match(line):
+            break
+        last = index
+    return last
 
 
 def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError
@@ -527,6 +585,14 @@ def _written_message(line: str) -> str:
     return f"'{line}' is not valid YAML; kept as the text written, as Claude Code shows it (quote it to silence this)"
 
 
+def _continuation_diagnostics(keys: list[int], path: str, line_offset: int) -> list[Diagnostic]:
+    """SK114 at the key line of each value read over lines that are not indented
+    (:func:`_join_continuations`)."""
+    return [make("SK114", "this value goes on over lines that start at column 1, where YAML reads a new key; read as "
+                          "one value, as if quoted (indent its lines under its key, or quote it, to silence this)",
+                 path, number + 1 + line_offset, 1) for number in keys]
+
+
 def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic], str]:
     """The YAML node tree of ``text``; when it does not parse, once more with values that hold an
     unquoted ``: `` quoted (SK110 for each such line).  With the text composed (the nodes' marks
@@ -534,8 +600,9 @@ def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | No
     try:
         return _compose(text), [], text
     except yaml.YAMLError as exc:
-        node, retried, fixed_lines, bracketed = _retried(text, exc, line_offset)
-    said = [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to silence this)",
+        node, retried, fixed_lines, bracketed, joined = _retried(text, exc, line_offset)
+    said = _continuation_diagnostics(joined, path, line_offset)
+    said += [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to silence this)",
                  path, number + 1 + line_offset, 1) for number in fixed_lines]
     written = text.split("\n")
     said += [make("SK111", _written_message(written[number].rstrip()), path, number + 1 + line_offset, 1)
@@ -606,7 +673,8 @@ def strict_refusal(node: MappingNode, recovered: list[Diagnostic], found: list[D
 
 
 #: What a diagnostic that makes the frontmatter a YAML error for strict readers stands for, and its fix.
-_STRICT_ERRORS = {"SK110": ("an unquoted ': ' in a value", "quote the value"),
+_STRICT_ERRORS = {"SK114": ("a value going on over lines that are not indented", "indent them under its key"),
+                  "SK110": ("an unquoted ': ' in a value", "quote the value"),
                   "SK111": ("a value of text and brackets, or one starting with '*', written unquoted",
                             "quote the value"),
                   "SK112": ("a key written twice", "write the key once")}

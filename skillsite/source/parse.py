@@ -1,8 +1,9 @@
 """Parsing: read a SKILL.md and split it into YAML frontmatter and Markdown body.
 
 The frontmatter is found line by line (an opening ``---`` with optional trailing spaces,
-after an optional BOM, with LF or CRLF), never by splitting on ``---``; see
-:func:`skillsite.agent.skill_md.split_skill_md`, the rule the loader uses too.  Bad input
+after an optional BOM, with LF or CRLF, up to the next line that starts with ``---``), never by
+splitting on ``---``; see :func:`skillsite.agent.skill_md.split_skill_md`, the rule the loader
+uses too.  Bad input
 never raises: it becomes a :class:`~skillsite.models.ParsedSkill` without frontmatter and a
 diagnostic saying why.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from skillsite.agent.skill_md import split_skill_md
+from skillsite.agent.skill_md import SkillMdParts, split_skill_md
 from skillsite.bounded import read_limited
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
@@ -47,7 +48,11 @@ def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
     line ends, or None when the text does not open with a ``---`` line.  Raises
     :class:`FrontmatterError` when the frontmatter is never closed.
     """
-    parts = split_skill_md(text)
+    return _split(split_skill_md(text))
+
+
+def _split(parts: SkillMdParts | None) -> tuple[str, int, str, int] | None:
+    """:func:`split_frontmatter`'s value of a SKILL.md's parts."""
     if parts is None:
         return None
     if not parts.closed:
@@ -79,6 +84,15 @@ def installer_fences(text: str, yaml_text: str, path: str) -> list[Diagnostic]:
     return []
 
 
+def _text_after_fence(parts: SkillMdParts, path: str) -> Diagnostic:
+    """SK115: the frontmatter's closing line holds more than ``---`` (read as the body's first line)."""
+    text = parts.after_fence.rstrip()
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return make("SK115", f"the line closing the frontmatter holds more than '---' ({shown!r}); read as the "
+                         "frontmatter's end and the body's first line, as npx skills reads it (put the text on a "
+                         "line of its own)", path, parts.body_line, 4)
+
+
 def _size_diagnostics(raw: bytes, path: str, max_bytes: int) -> list[Diagnostic]:
     """SK106 for a file over ``max_bytes`` (it is not read), SK107 for one over WARN_BYTES."""
     size = len(raw)
@@ -103,7 +117,8 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
         return failed("SK100", "SKILL.md is empty; it needs frontmatter with at least a description", 1, 1)
     try:
         text = decode_skill_md(raw)
-        split = split_frontmatter(text)
+        parts = split_skill_md(text)
+        split = _split(parts)
         if split is None:
             return failed("SK101", "no YAML frontmatter: the file must start with a '---' line", 1, 1)
         yaml_text, yaml_line, body, body_line = split
@@ -112,6 +127,8 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
         return failed(exc.code, exc.message, exc.line, exc.col)
     if not any(d.code == "SK016" for d in yaml_diags):
         yaml_diags += installer_fences(text, yaml_text, path)
+    if parts is not None and parts.after_fence:
+        yaml_diags.append(_text_after_fence(parts, path))
     return ParsedSkill(source, data, key_lines, body, body_line, raw, (*diags, *yaml_diags))
 
 

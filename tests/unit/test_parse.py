@@ -63,23 +63,42 @@ def test_dashes_inside_a_value_are_kept():
     assert p.frontmatter["description"] == "before --- after"
 
 
+def test_a_line_starting_with_dashes_closes_the_frontmatter_and_the_rest_is_the_body():
+    """'---**基础URL:**' (120 skills of AgentWorkers/skills, machine-translated whole): the frontmatter was
+    never closed (SK102) or ran into the body (SK103), and the skill was left out; npx skills ends the
+    frontmatter at the first line starting with '---'.  skillsite does too, with SK115 at the text."""
+    p = parse("---\nname: demo\ndescription: d\n---**Base URL:** `https://x.dev`\n## Use\n")
+    assert p.frontmatter == {"name": "demo", "description": "d"}
+    assert p.body == "**Base URL:** `https://x.dev`\n## Use\n" and p.body_line == 4
+    assert [(d.code, d.line, d.col) for d in p.diagnostics] == [("SK115", 4, 4)]
+    assert "'**Base URL:** `https://x.dev`'" in p.diagnostics[0].message
+    assert frontmatter_end("---\nname: demo\n---# Title\n".splitlines(keepends=True)) == 2
+
+
+def test_a_line_of_dashes_closes_the_frontmatter_as_three_do():
+    p = parse("---\nname: demo\ndescription: d\n-----\nbody\n")
+    assert p.body == "body\n" and p.body_line == 5 and codes(p) == []
+
+
 def test_split_is_line_based():
     assert split_frontmatter("no frontmatter\n---\n") is None
     assert split_frontmatter("----\nx\n") is None
 
 
 def _reference_end(lines: list[str]) -> int | None:
-    """The rule as the specification states it, over str.splitlines' lines."""
+    """The rule over str.splitlines' lines: an opening line of ``---`` (trailing blanks allowed),
+    closed by the next line that starts with ``---``, as npx skills reads it."""
     def fence(line: str) -> bool:
         return re.match(r"^---[ \t]*$", line.rstrip("\r\n")) is not None
 
     if not lines or not fence(lines[0]):
         return None
-    return next((i for i in range(1, len(lines)) if fence(lines[i])), -1)
+    return next((i for i in range(1, len(lines)) if lines[i].startswith("---")), -1)
 
 
 def split_line_by_line(text: str) -> tuple[str, int, str, int] | None | str:
-    """The frontmatter split by str.splitlines and the rule: what split_frontmatter must give."""
+    """The frontmatter split by str.splitlines and the rule: what split_frontmatter must give (a
+    closing line holding more than dashes and blanks starts the body after its ``---``)."""
     lines = text.splitlines(keepends=True)
     end = _reference_end(lines)
     assert frontmatter_end(lines) == end
@@ -87,8 +106,10 @@ def split_line_by_line(text: str) -> tuple[str, int, str, int] | None | str:
         return None
     if end < 0:
         return "SK102"
-    return ("".join(lines[1:end]).replace("\r\n", "\n"), 2, "".join(lines[end + 1:]).replace("\r\n", "\n"),
-            end + 2)
+    frontmatter = "".join(lines[1:end]).replace("\r\n", "\n")
+    if re.match(r"^-+[ \t]*$", lines[end].rstrip("\r\n")):
+        return frontmatter, 2, "".join(lines[end + 1:]).replace("\r\n", "\n"), end + 2
+    return frontmatter, 2, "".join([lines[end][3:], *lines[end + 1:]]).replace("\r\n", "\n"), end + 1
 
 
 _LINE_TEXT = st.sampled_from(["---", "--- ", "---\t", " ---", "----", "-", "a: b", "", "é"])
@@ -123,6 +144,42 @@ def test_unquoted_colon_is_retried_as_a_string():
     assert p.frontmatter["description"] == "Use this: when deploying"
     assert codes(p) == ["SK110", "SK016"]
     assert p.diagnostics[0].line == 3
+
+
+def test_a_value_going_on_at_the_start_of_the_next_lines_is_read_as_one_value():
+    """A translated description written over lines that are not indented, or as a Markdown list (588
+    skills of the public AgentWorkers/skills directory were left out so): YAML reads a new key
+    at the start of a line and fails (SK103), so the skill was left out; it is read as its author meant,
+    with SK114 at its key, and npx skills still cannot read it (SK016)."""
+    p = parse("---\nname: weather\ndescription: **Google Weather API**  \n提供准确的天气数据：温度、湿度。\n"
+              "Use it for forecasts: hourly or daily.\n\n- Current conditions\n- It's free\n"
+              "version: 1.2.0\n---\n")
+    assert not p.fatal
+    assert p.frontmatter["description"] == ("**Google Weather API** 提供准确的天气数据：温度、湿度。 "
+                                            "Use it for forecasts: hourly or daily.\n- Current conditions - It's free")
+    assert p.frontmatter["version"] == "1.2.0"
+    assert [(d.code, d.line) for d in p.diagnostics] == [("SK114", 3), ("SK016", 3)]
+    assert "indent them under its key" in p.diagnostics[1].message
+
+
+def test_a_joined_value_keeps_the_other_retries_for_the_other_keys():
+    p = parse("---\nname: demo\ndescription: Use `bw`:\n- login: unlock\nlicense: see: LICENSE\n---\n")
+    assert p.frontmatter == {"name": "demo", "description": "Use `bw`: - login: unlock", "license": "see: LICENSE"}
+    assert [(d.code, d.line) for d in p.diagnostics][:2] == [("SK114", 3), ("SK110", 5)]
+
+
+@pytest.mark.parametrize("text", [
+    "tags:\n- a\n- b\n",                   # a block list at the start of the line is YAML's own
+    "description: d\n  indented: key\n",   # an indented line is YAML's to read
+])
+def test_what_yaml_reads_at_the_start_of_a_line_is_not_joined(text):
+    p = parse(f"---\nname: demo\n{text}---\n")
+    assert "SK114" not in codes(p)
+
+
+def test_a_value_holding_a_comment_is_not_joined():
+    p = parse("---\nname: demo\ndescription: d # note\nmore words\n---\n")
+    assert p.fatal and codes(p) == ["SK103"]
 
 
 @pytest.mark.parametrize("value", ["!!bool sometimes", "!!int many", "!!float lots"])
@@ -403,7 +460,8 @@ def test_frontmatter_must_be_a_mapping(yaml_text, kind):
 
 
 @pytest.mark.parametrize("text, where, message", [
-    ("description: d\nmore words\nlicense: MIT\n", (4, 1), "while scanning a simple key, could not find expected ':'"),
+    ("description: d\nmetadata:\n  a: b\nmore words\nlicense: MIT\n", (6, 1),
+     "while scanning a simple key, could not find expected ':'"),
     ("description: \"unclosed\nlicense: MIT\n", (3, 14),
      "while scanning a quoted scalar, found unexpected end of stream"),
     ("description: d\n\tlicense: MIT\n", (4, 1), "while scanning a plain scalar, found a tab character that violates "
