@@ -125,8 +125,8 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK232", "warning", "skill id that differs from another only in case or Unicode spelling"),
     ("SK233", "warning", "priority is not a whole number; ignored (read as 0) and kept in the manifest's extra"),
     ("SK234", "warning", "a known key in a shape skillsite does not read (another tool's, or empty): license, "
-                        "compatibility, metadata, allowed-tools, requires (or its bins, env, platforms), platforms "
-                        "or tools; ignored and kept in the manifest's extra"),
+                        "compatibility, metadata, allowed-tools, requires (or its bins, env, platforms), platforms, "
+                        "tools, parameters or triggers; ignored and kept in the manifest's extra"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),

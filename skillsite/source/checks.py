@@ -11,8 +11,7 @@ from skillsite.agent.triggers import (MAX_CATALOG_WORK, normalise_triggers, own_
                                      wordless_triggers)
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import ParsedSkill, SourceFile
-from skillsite.source.skill import (has_top_level_comma, list_in_string, normalise_allowed_tools, read_allowed_tools,
-                                    skill_name)
+from skillsite.source.skill import has_top_level_comma, list_in_string, normalise_allowed_tools, read_value, skill_name
 
 MAX_BODY_LINES = 500
 MAX_BODY_TOKENS = 5000
@@ -42,7 +41,7 @@ def name_diagnostics(fm: dict[str, Any], src: SourceFile, profile: str,
 def allowed_tools_diagnostics(fm: dict[str, Any], src: SourceFile,
                               key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
     """SK211 for an allowed-tools list or comma-separated string (the specification wants spaces)."""
-    value = read_allowed_tools(fm)   # a value in a shape skillsite does not read is SK234's
+    value = read_value(fm, "allowed-tools")   # a value in a shape skillsite does not read is SK234's
     where = key_lines.get("allowed-tools", (1, 1))
     normal = " ".join(normalise_allowed_tools(value))
     if isinstance(value, list):
@@ -81,7 +80,7 @@ def trigger_diagnostics(fm: dict[str, Any], src: SourceFile,
                         key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
     """SK214 for an empty trigger, or a pattern that is invalid, too long or could backtrack for ever;
     a warning for a phrase, keyword or verb with no searchable word, which is dropped (the skill keeps the others)."""
-    triggers = fm.get("triggers")
+    triggers = read_value(fm, "triggers")   # a value in another shape is SK234's
     return [make("SK214", message, src.display_path, *_position(field, key_lines))
             for field, message in trigger_problems(triggers)] + \
         [make("SK214", message, src.display_path, *_position(field, key_lines), Severity.WARNING)
@@ -92,7 +91,7 @@ def published_patterns(fm: dict[str, Any], key_lines: dict[str, tuple[int, int]]
                        ) -> tuple[tuple[str, int, int, int], ...]:
     """The trigger patterns a skill publishes (those within its own budget), each with the line
     and column where it is first written and the work it may cost."""
-    triggers = fm.get("triggers")
+    triggers = read_value(fm, "triggers")   # a value in another shape is SK234's
     written = triggers.get("patterns") if isinstance(triggers, dict) else None
     if not isinstance(written, list):
         return ()

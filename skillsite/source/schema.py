@@ -50,6 +50,18 @@ def extra_keys(profile: str) -> frozenset[str]:
     return frozenset(key for key, rule in properties.items() if rule.get("x-extra"))
 
 
+@lru_cache(maxsize=None)
+def _key_validator(profile: str, key: str) -> Draft202012Validator:
+    """The validator of one top-level key's schema (with the schema's ``$defs`` its ``$ref`` names)."""
+    schema = load_schema(f"skill.{profile}.schema.json")
+    return Draft202012Validator({"$defs": schema.get("$defs", {}), **schema["properties"][key]})
+
+
+def fits_schema(profile: str, key: str, value: Any) -> bool:
+    """Whether ``value`` is in the shape a profile's schema gives the top-level ``key``."""
+    return _key_validator(profile, key).is_valid(value)
+
+
 def type_name(value: Any) -> str:
     """The YAML-ish name of a Python value's type, for messages."""
     if value is None:
@@ -73,8 +85,6 @@ def _field(path) -> str:
 
 
 def _describe(schema: dict[str, Any]) -> str:
-    if "x-describe" in schema:
-        return schema["x-describe"]
     if "anyOf" in schema:
         return " or ".join(_describe(s) for s in schema["anyOf"])
     if "enum" in schema:
@@ -93,8 +103,7 @@ def _describe(schema: dict[str, Any]) -> str:
 def _failing_part(err: Any) -> Any:
     """Of an ``anyOf`` failure, the error of the part that failed when the value has the type of a
     branch (jsonschema's :func:`best_match`, which descends into that branch): a list's wrong item
-    (``tags[1]``), a mapping's missing key (``tools[0]`` without ``name``) or wrong value
-    (``parameters.required``); the failure itself when no branch fits the value's type."""
+    (``tags[1]``, ``conflicts[0]``); the failure itself when no branch fits the value's type."""
     return best_match([err]) if err.validator == "anyOf" else err
 
 

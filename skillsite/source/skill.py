@@ -3,6 +3,7 @@ catalogs use, normalised into typed fields (tags, tools, parameters, visibility,
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import json
 import math
@@ -14,7 +15,7 @@ from skillsite.agent.triggers import normalise_triggers
 from skillsite.diagnostics import Diagnostic
 from skillsite.models import NOTHING_REQUIRED, ParsedSkill, Requirements, Skill, SourceFile
 from skillsite.source.dependencies import declared_dependencies
-from skillsite.source.schema import extra_keys, known_keys, load_schema
+from skillsite.source.schema import extra_keys, fits_schema, known_keys, load_schema
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
 _EXTRA_KEYS = ("argument-hint", "user-invocable")
@@ -35,9 +36,9 @@ def _ignored(fm: dict[str, Any]) -> dict[str, Any]:
     """Known keys written in another tool's shape, by key, as written: a priority that is no whole
     number (SK233: ``CRITICAL``), and (SK234) a ``requires`` that is no mapping (``python3, ffmpeg``),
     a ``platforms`` naming no OS (``[claude-code, cursor]``), ``bins`` or ``env`` that are no names
-    (``[{name: TOKEN}]``; under ``requires`` only those parts, as ``{env: ...}``), a ``tools``
-    that is no list (``Read, Grep``), the specification's optional keys in another shape
-    (:data:`_SPEC_SHAPES`) and any key written with nothing (:data:`_OPTIONAL_KEYS`)."""
+    (``[{name: TOKEN}]``; under ``requires`` only those parts, as ``{env: ...}``), the
+    specification's optional keys and skillsite's ``triggers``, ``tools`` and ``parameters`` in
+    another shape (:data:`_SHAPES`) and any key written with nothing (:data:`_OPTIONAL_KEYS`)."""
     ignored: dict[str, Any] = {}
     if "priority" in fm and whole_priority(fm["priority"]) is None:
         ignored["priority"] = fm["priority"]
@@ -47,9 +48,7 @@ def _ignored(fm: dict[str, Any]) -> dict[str, Any]:
     elif isinstance(requires, dict) and (parts := _unread(requires, ("bins", "env", "platforms"))):
         ignored["requires"] = parts
     ignored.update(_unread(fm, ("platforms", *_NEEDS["bins"], *_NEEDS["env"])))
-    if "tools" in fm and not isinstance(fm["tools"], list):
-        ignored["tools"] = fm["tools"]
-    ignored.update({key: fm[key] for key, reads in _SPEC_SHAPES.items() if key in fm and not reads(fm[key])})
+    ignored.update({key: fm[key] for key, reads in _SHAPES.items() if key in fm and not reads(fm[key])})
     ignored.update({key: None for key, value in fm.items() if value is None and key in _OPTIONAL_KEYS})
     return ignored
 
@@ -72,11 +71,22 @@ _SPEC_SHAPES: dict[str, Callable[[Any], bool]] = {
 _OPTIONAL_KEYS = known_keys("default") - {"name", "description", "priority"}
 
 
-def read_allowed_tools(fm: dict[str, Any]) -> Any:
-    """The ``allowed-tools`` value skillsite reads: None when written in a shape it does not
-    (SK234: ignored whole, so no tool is allowed by a list read in part)."""
-    value = fm.get("allowed-tools")
-    return value if value is None or _SPEC_SHAPES["allowed-tools"](value) else None
+#: skillsite's own keys read only in the shape their schema gives them: any other value (a
+#: ``triggers`` list holding a mapping, a ``tools`` item without a name, a JSON Schema under
+#: ``parameters``) is ignored whole (SK234), as a value read in part would publish part of it.
+_OWN_SHAPES = ("triggers", "tools", "parameters")
+
+#: Every key whose value is read only in one shape, and whether a value is in it.
+_SHAPES: dict[str, Callable[[Any], bool]] = {
+    **_SPEC_SHAPES, **{key: functools.partial(fits_schema, "default", key) for key in _OWN_SHAPES}}
+
+
+def read_value(fm: dict[str, Any], key: str) -> Any:
+    """The value of ``key`` (one of :data:`_SHAPES`) as skillsite reads it: None when written in a
+    shape it does not (SK234: ignored whole, so no tool is allowed and no trigger fires by a value
+    read in part). Every reader of these keys reads through this."""
+    value = fm.get(key)
+    return value if value is None or _SHAPES[key](value) else None
 
 
 def _unread(mapping: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
@@ -318,15 +328,16 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         frontmatter=jsonable(fm),
         license=_text(fm.get("license")), compatibility=_text(fm.get("compatibility")),
         version=skill_version(fm),
-        tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(read_allowed_tools(fm)),
-        metadata=jsonable(meta), tools=_tools(fm.get("tools")), parameters=_parameters(fm.get("parameters")),
+        tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(read_value(fm, "allowed-tools")),
+        metadata=jsonable(meta), tools=_tools(read_value(fm, "tools")),
+        parameters=_parameters(read_value(fm, "parameters")),
         examples=_examples(fm.get("examples")),
         priority=skill_priority(fm),
         hidden=is_hidden(fm), user_invocable_only=is_user_invocable_only(fm), always=_is_true(fm, "always"),
         requirements=_requirements(fm),
         user_invocable=fm.get("user-invocable") is not False,
         # the kinds it declares only: most skills declare none, and a catalog holds one dict a skill
-        triggers={kind: words for kind, words in normalise_triggers(fm.get("triggers")).items() if words},
+        triggers={kind: words for kind, words in normalise_triggers(read_value(fm, "triggers")).items() if words},
         conflicts=_unique(_names(fm.get("conflicts"))),
         depends=tuple(item for item, _, _ in declared_dependencies(fm, parsed.key_lines)),
         knowledge=_unique(_names(fm.get("knowledge")) if isinstance(fm.get("knowledge"), list) else ()),

@@ -10,6 +10,7 @@ from skillsite.agent.triggers import (MAX_SKILL_WORK, fired_triggers, normalise_
                                      trigger_problems)
 from skillsite.loader import Catalog
 from skillsite.publish.build import build
+from skillsite.search.terms import search_fields
 from skillsite.source.catalog import check_catalog, read_catalog
 from support import write_skill
 
@@ -137,11 +138,11 @@ def test_build_reports_each_bad_trigger_at_its_line(tmp_path: Path) -> None:
         """)
     diags = check_catalog([tmp_path]).diagnostics
     found = sorted((d.path.split("/")[-2], d.code, d.severity.value, d.line) for d in diags
-                   if d.code in ("SK214", "SK208"))
+                   if d.code in ("SK214", "SK208", "SK234"))
     # line 5: the empty keyword (an error) and "the" (no searchable word: a warning, dropped);
-    # lines 8 and 9: the two refused patterns
+    # lines 8 and 9: the two refused patterns; a keyword that is no list: the value is ignored whole
     assert found == [("bad", "SK214", "error", 5), ("bad", "SK214", "error", 8), ("bad", "SK214", "error", 9),
-                     ("bad", "SK214", "warning", 5), ("wrong-type", "SK208", "error", 4)]
+                     ("bad", "SK214", "warning", 5), ("wrong-type", "SK234", "warning", 4)]
 
 
 def test_a_trigger_of_stop_words_only_is_dropped_with_a_warning(tmp_path: Path) -> None:
@@ -336,3 +337,27 @@ def test_a_catalog_with_more_patterns_than_the_cache_holds_checks_each_once(monk
     runs = catalog_patterns(skills)
     assert len(runs) == len(skills) and sum(len(runnable) for runnable in runs.values()) > 0
     assert len(counts) == len(patterns) and set(counts.values()) == {1}
+
+
+def test_a_triggers_value_ignored_whole_fires_on_nothing_and_is_kept_in_extra(tmp_path: Path) -> None:
+    """A triggers list holding a {pattern: ...} mapping beside a phrase (hqman/qveris' shape) was
+    SK208 and left the skill out; it is ignored whole now (SK234): the skill is published with no
+    trigger (not the phrase alone, read in part), its search fields hold none, nothing fires it,
+    and the value is in its entry's extra as written."""
+    write_skill(tmp_path / "src", "stocks", """\
+        name: stocks
+        description: Stock quotes. Use when asked about markets.
+        triggers:
+          - quarterly earnings
+          - pattern: "stock|trading"
+            description: detects stock questions
+        """)
+    result = build([tmp_path / "src"], tmp_path / "_site")
+    assert result.ok and [d.code for d in result.diagnostics] == ["SK234"]
+    catalog = Catalog.open(tmp_path / "_site")
+    entry = catalog.entry("stocks")
+    assert entry["triggers"] == {"phrases": [], "keywords": [], "verbs": [], "patterns": []}
+    assert entry["extra"] == {"triggers": ["quarterly earnings", {"pattern": "stock|trading",
+                                                                 "description": "detects stock questions"}]}
+    assert search_fields(entry)["triggers"] == ""
+    assert catalog.triggered("quarterly earnings of stock trading") == []

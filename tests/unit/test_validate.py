@@ -5,6 +5,7 @@ import pytest
 
 from support import write_skill
 from skillsite.source.catalog import read_catalog
+from skillsite.source.checks import published_patterns
 
 
 def diag_codes(reading, severity=None) -> list[str]:
@@ -51,20 +52,16 @@ def test_a_wrong_item_of_a_list_is_pointed_at_on_its_own_line(tmp_path, tags):
 
 
 @pytest.mark.parametrize("written, line, column, message", [
-    ("tools:\n  - python3: Runs the scripts.\n", 5, 5,
-     "'tools[0]' is a mapping without the key 'name' it needs ({\"python3\": \"Runs the scripts.\"})"),
-    ("parameters:\n  - description: the text\n", 5, 5,
-     "'parameters[0]' is a mapping without the key 'name' it needs ({\"description\": \"the text\"})"),
-    ("parameters:\n  type: object\n  required:\n    - text\n", 6, 3,
-     "'parameters.required' must be a mapping or a string, not list ([\"text\"])"),
-    ("parameters: 5\n", 4, 1, "'parameters' must be a list of mappings or a mapping, not integer (5)"),
+    ("tags:\n  - first\n  - kind: second\n", 6, 5, "'tags[1]' must be a string, not mapping"),
+    ("examples:\n  - [a, b]\n", 5, 5, "'examples[0]' must be a string or a mapping, not list ([\"a\", \"b\"])"),
+    ("conflicts: 5\n", 4, 1, "'conflicts' must be a list of strings or a string, not integer (5)"),
 ])
 def test_a_value_of_a_right_type_is_told_what_fails_inside_it(tmp_path, written, line, column, message):
-    """A mapping item of 'tools' without 'name' was "'tools[0]' must be a string or a mapping, not
-    mapping", and 'parameters' with a list under 'required' "must be a list of mappings or a
-    mapping, not mapping": the anyOf's message, which contradicts itself.  When the value has a
+    """A mapping item of a list was told the anyOf's message, which contradicts itself ("must be a
+    string or a mapping, not mapping" for a 'tools' item without 'name').  When the value has a
     branch's type, that branch's failure is said instead, at its own line; a value of no branch's
-    type is still told the types it may have."""
+    type is still told the types it may have ('tools' and 'parameters' are ignored whole now:
+    SK234, said at the key)."""
     write_skill(tmp_path, "t", "name: t\ndescription: d\n" + written)
     said = [(d.code, d.line, d.col, d.message) for d in read_catalog([tmp_path]).diagnostics]
     assert said == [("SK208", line, column, message)]
@@ -175,7 +172,7 @@ def test_a_priority_past_what_json_readers_hold_exactly_warns_and_reads_as_0(tmp
 
 _REQUIRES = "a mapping of bins, env and platforms); ignored (no requirement read from it)"
 _PLATFORMS = "one or a list of linux, darwin, macos, windows, win32); ignored (no platform read from it)"
-_TOOLS = "a list of tool names or mappings); ignored"
+_TOOLS = "a list of tool names or {name, purpose, required} mappings); ignored (no tool listed from it)"
 _NAMES = "a list of names or a string of them); ignored (nothing required by it)"
 
 
@@ -220,6 +217,69 @@ def test_requires_platforms_or_tools_in_another_tool_s_shape_warn_and_are_ignore
     skill = reading.skills[0]
     assert skill.extra == kept and skill.tools == ()
     assert (skill.requirements.bins, skill.requirements.env, skill.requirements.platforms) == (bins, (), ())
+
+
+_TRIGGERS = ("is not in a shape skillsite reads (a list of phrases, or a mapping of keywords, verbs and patterns, "
+             "each a list of strings); ignored (no trigger read from it)")
+
+
+@pytest.mark.parametrize("written, said, kept", [
+    ("triggers:\n  - command: /seed\n  - pattern: find my first users\n",
+     f"'triggers' [{{\"command\": \"/seed\"}}, {{\"pattern\": \"find my first users\"}}] {_TRIGGERS}",
+     [{"command": "/seed"}, {"pattern": "find my first users"}]),
+    ("triggers:\n  - reddit seeding\n  - command: /seed\n", "'triggers' [\"reddit seeding\", {\"command\": \"/se",
+     ["reddit seeding", {"command": "/seed"}]),
+    ("triggers:\n  keywords: [trending]\n  intent_patterns: ['热点|trending']\n  confidence_threshold: 0.6\n",
+     "'triggers' {\"keywords\": [\"trending\"], \"intent_patterns\"",
+     {"keywords": ["trending"], "intent_patterns": ["热点|trending"], "confidence_threshold": 0.6}),
+    ("triggers: 'check agents, fleet status'\n", f"'triggers' 'check agents, fleet status' {_TRIGGERS}",
+     "check agents, fleet status"),
+    ("tools:\n  - git\n  - python3: Required. Runs the scripts.\n",
+     f"'tools' [\"git\", {{\"python3\": \"Required. Runs the scripts.\"}}] is not in a shape skillsite reads ({_TOOLS}",
+     ["git", {"python3": "Required. Runs the scripts."}]),
+    ("tools:\n  - name: git\n    required: yes please\n", "'tools' [{\"name\": \"git\", \"required\": \"yes please\"}]",
+     [{"name": "git", "required": "yes please"}]),
+    ("parameters:\n  type: object\n  properties:\n    text: {type: string}\n  required:\n    - text\n",
+     "'parameters' {\"type\": \"object\", \"properties\": {\"text\": {\"type\": \"string\"… is not in a "
+     "shape skillsite reads (a list of {name, description, type, required} mappings, or a mapping of names to a "
+     "mapping or a text); ignored (no parameter read from it)",
+     {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    ("parameters:\n  - name: text\n  - description: the text\n", "'parameters' [{\"name\": \"text\"}, {",
+     [{"name": "text"}, {"description": "the text"}]),
+])
+def test_triggers_tools_or_parameters_in_another_shape_warn_and_are_ignored_whole(tmp_path, written, said, kept):
+    """AgentWorkers/skills writes 'triggers' as a list of {command: ...} or {pattern: ...} mappings
+    (23 skills), another tool's mapping (intent_patterns, confidence_threshold) or one string, 'tools'
+    items as {python3: Runs ...} and 'parameters' as a JSON Schema ('required: [text]'): SK208, an
+    error, left each skill out.  SK234 warns at the key; the value is ignored whole, as if not
+    written (a value read in part would publish the phrases, keywords, tools or parameters it holds
+    beside what it meant), and kept in the manifest's extra.  The spec profile still refuses them."""
+    write_skill(tmp_path, "s", "name: s\ndescription: d\n" + written)
+    reading = read_catalog([tmp_path])
+    assert [(d.code, d.severity.value, d.line, d.col) for d in reading.diagnostics] == [("SK234", "warning", 4, 1)]
+    message = reading.diagnostics[0].message
+    assert message.startswith(said) and message.endswith(" and kept in the manifest's extra"), message
+    assert reading.verdicts()[0]["valid"]
+    skill = reading.skills[0]
+    key = written.split(":")[0]
+    assert skill.extra == {key: kept}
+    assert (skill.triggers, skill.tools, skill.parameters) == ({}, (), ())
+    spec = read_catalog([tmp_path], profile="spec")
+    assert [(d.code, d.severity.value, d.line) for d in spec.diagnostics] == [("SK207", "error", 4)]
+    assert not spec.verdicts()[0]["valid"]
+
+
+def test_a_triggers_value_ignored_whole_is_read_by_no_check(tmp_path):
+    """Every reader of 'triggers' reads it through one view (read_value): a value ignored whole has
+    no entry to check (an empty keyword and an unsafe pattern were SK214 errors beside SK234) and
+    publishes no pattern to the catalog's budget (published_patterns, SK231)."""
+    written = "triggers:\n  keywords: ['', canary]\n  patterns: ['(a+)+$', 'v\\d+']\n  intent_patterns: [deploy]\n"
+    write_skill(tmp_path, "s", "name: s\ndescription: d\n" + written)
+    reading = read_catalog([tmp_path])
+    assert [(d.code, d.severity.value) for d in reading.diagnostics] == [("SK234", "warning")]
+    fm = {"triggers": {"patterns": ["v\\d+"], "intent_patterns": ["deploy"]}}
+    assert published_patterns(fm, {}) == ()
+    assert [pattern for pattern, *_ in published_patterns({"triggers": {"patterns": ["v\\d+"]}}, {})] == ["v\\d+"]
 
 
 @pytest.mark.parametrize("written, said, kept", [
