@@ -3,13 +3,14 @@
 YAML is composed with PyYAML's safe loader (the C one when available) and then constructed
 here, so that every key's line is known, duplicate keys and YAML 1.1 coercions are noticed,
 unknown tags never construct anything, alias expansion and nesting are bounded, and a value
-with an unquoted ``: `` is read again quoted (the specification's client guide asks for this).
+with an unquoted ``: `` is read again quoted (the specification's client guide asks for this), and
+JSON's escape of a character past U+FFFF (``"\\uD83D\\uDD2D"``, a surrogate pair) as that character.
 """
 from __future__ import annotations
 
 import bisect
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -475,10 +476,11 @@ def _retried(text: str, error: yaml.YAMLError, line_offset: int
     """``text`` composed once more with the values that go on at the start of the lines after
     them quoted (:func:`_join_continuations`), then with its values holding an unquoted ``: ``
     quoted too, and only when that is not enough, with the bracketed hints and the text values
-    starting with ``*`` YAML fails at quoted too (:func:`_with_hints_quoted`): the node tree, the
-    text composed, and the lines of each kind quoted (the key lines of the values joined).  When none of
-    that reads, the first YAML error, or the one past the lines quoted when any were (the fault
-    itself: the line of a value starting with ``*`` was no fault)."""
+    starting with ``*`` YAML fails at quoted too, and JSON's surrogate pair escapes read
+    (:func:`_with_hints_quoted`): the node tree, the text composed, and the lines of each kind
+    quoted (the key lines of the values joined).  When none of that reads, the first YAML error,
+    or the one past the lines quoted when any were (the fault itself: the line of a value starting
+    with ``*`` was no fault)."""
     joined_text, joined = _join_continuations(text)
     keys = [first for first, _last in joined]
     failure = error
@@ -555,26 +557,115 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError
     """``lines`` composed with the bracketed hint or the value starting with ``*``
     (:func:`_quoted_written`) on the line each YAML error names quoted, one at a time (quoting every
     such line would change one inside a quoted description, and break a flow list written over two
-    lines): the node tree, the text and the lines quoted; None when the first error names no such
-    line; the last error and the text it was found in when a later one names none (or the retries ran out)."""
+    lines), or the surrogate pairs of the double-quoted value it names read (:func:`_pairs_read`):
+    the node tree, the text and the lines quoted; None when the first error names no such line or
+    value; the last error and the text it was found in when a later one names none (or the retries
+    ran out)."""
     bracketed: list[int] = []
-    composed = "\n".join(lines)
+    composed, paired = "\n".join(lines), False
     for _ in range(max(MAX_BRACKETED_RETRIES, RETRY_BUDGET_CHARS // (len(composed) + 1))):
+        before = composed
         # where YAML failed, or where the construct it failed in starts (a flow list open to the end)
         marks = (getattr(failure, "problem_mark", None), getattr(failure, "context_mark", None))
         numbers = [mark.line for mark in marks if mark is not None and 0 <= mark.line < len(lines)]
         fixes = [(n, quoted) for n in numbers if n not in bracketed and (quoted := _quoted_written(lines, n, failure))]
-        if not fixes:
-            return (failure, composed) if bracketed else None
-        number, quoted = fixes[0]
-        lines[number:number + len(quoted)] = quoted
-        bracketed.append(number)
-        composed = "\n".join(lines)
+        pairs = None if fixes else _pairs_read(composed, failure)
+        if isinstance(pairs, yaml.YAMLError):
+            return pairs, composed
+        if pairs is not None:
+            composed, paired = pairs.text, True
+            lines = composed.split("\n")
+        elif fixes:
+            number, quoted = fixes[0]
+            lines[number:number + len(quoted)] = quoted
+            bracketed.append(number)
+            composed = "\n".join(lines)
+        else:
+            return (failure, composed) if bracketed or paired else None
         try:
             return _compose(composed), composed, sorted(bracketed)
         except yaml.YAMLError as exc:
             failure = exc
+        if pairs is not None and (inside := pairs.placed(failure, before)) is not None:
+            return inside, before   # a fault inside the value just read: said in the text as written
     return failure, composed
+
+
+#: What libyaml says of a ``\u`` escape of a UTF-16 surrogate (and of one past U+10FFFF).
+_BAD_CODE = "found invalid Unicode character escape code"
+#: In a double-quoted value: a ``\u`` escape of a surrogate pair (JSON's way to escape a character
+#: past U+FFFF, ``\uD83D\uDD2D``), one of a lone surrogate, any other escape, the closing quote.
+_QUOTED_PART = re.compile(r"\\u(?P<high>[dD][89abAB][0-9a-fA-F]{2})\\u(?P<low>[dD][c-fC-F][0-9a-fA-F]{2})"
+                          r"|(?P<lone>\\u[dD][89a-fA-F][0-9a-fA-F]{2})|\\.|(?P<close>\")", re.S)
+
+
+class _PairsRead(NamedTuple):
+    """A text with the surrogate pairs of one double-quoted value written as ``\\UXXXXXXXX``
+    (two characters shorter each), with as many spaces after its closing quote as the pairs on that
+    line took away: every column past the value stays where the file has it."""
+
+    text: str
+    written: list[int]   # where each pair was, in the text before
+    end: int             # past the value's closing quote in the text before (its length: no quote)
+
+    def placed(self, failure: yaml.YAMLError, before: str) -> yaml.MarkedYAMLError | None:
+        """``failure``, when YAML found it inside the value (a bad escape after a pair), at its
+        place in the text ``before``; None when it is past the value."""
+        mark = getattr(failure, "problem_mark", None)
+        if mark is None or mark.index >= self.end - 2 * len(self.written):
+            return None
+        index = mark.index + 2 * sum(1 for number, at in enumerate(self.written) if at - 2 * number < mark.index)
+        return yaml.MarkedYAMLError(getattr(failure, "context", None), getattr(failure, "context_mark", None),
+                                    getattr(failure, "problem", None), _mark_at(before, index))
+
+
+def _pairs_read(text: str, failure: yaml.YAMLError) -> _PairsRead | yaml.MarkedYAMLError | None:
+    """When YAML failed at a ``\\u`` escape of a surrogate in a double-quoted value: ``text`` with
+    that value's surrogate pairs read as the one character each stands for, as JavaScript's YAML
+    readers read them, or the error of its first lone surrogate; None for any other failure."""
+    start, mark = getattr(failure, "context_mark", None), getattr(failure, "problem_mark", None)
+    if getattr(failure, "problem", None) != _BAD_CODE or start is None or mark is None \
+            or _char_at(text, start) != '"' or not re.match(r"[dD][89a-fA-F]", text[mark.index:mark.index + 2]) \
+            or text[mark.index - 2:mark.index] != "\\u":
+        return None
+    parts: list[str] = []
+    written: list[int] = []
+    at, end, closed = 0, len(text), False
+    for found in _QUOTED_PART.finditer(text, start.index + 1):
+        if found.group("close"):
+            end, closed = found.end(), True
+            break
+        if found.group("lone"):
+            return _lone_surrogate(text, found)
+        if found.group("high"):
+            high, low = int(found.group("high"), 16), int(found.group("low"), 16)
+            parts += [text[at:found.start()], f"\\U{0x10000 + (high - 0xD800) * 0x400 + low - 0xDC00:08X}"]
+            written.append(found.start())
+            at = found.end()
+    if not written:  # pragma: no cover - YAML and this reading disagree on where the value is: no retry
+        return None
+    line_start = text.rfind("\n", 0, end) + 1
+    padding = " " * (2 * sum(1 for where in written if where >= line_start)) if closed else ""
+    return _PairsRead("".join(parts) + text[at:end] + padding + text[end:], written, end)
+
+
+def _lone_surrogate(text: str, found: re.Match[str]) -> yaml.MarkedYAMLError:
+    """The error of a ``\\u`` escape of a surrogate with no other half, at its backslash."""
+    escape = found.group()
+    if int(escape[2:], 16) < 0xDC00:
+        problem = (f"'{escape}' is the first half of a UTF-16 surrogate pair, and no second half "
+                   "('\\uDC00' to '\\uDFFF') follows it")
+    else:
+        problem = (f"'{escape}' is the second half of a UTF-16 surrogate pair, and no first half "
+                   "('\\uD800' to '\\uDBFF') comes before it")
+    return yaml.MarkedYAMLError(None, None, problem + "; write the character itself, or a '\\U0001F52D'-style "
+                                                      "escape of its code point", _mark_at(text, found.start()))
+
+
+def _mark_at(text: str, index: int) -> yaml.Mark:
+    """A YAML mark at ``index`` of ``text``, its line and column counted as the file counts them."""
+    line_start = text.rfind("\n", 0, index) + 1
+    return yaml.Mark("<unicode string>", index, text.count("\n", 0, index), index - line_start, None, None)
 
 
 def _written_message(line: str) -> str:
@@ -639,7 +730,7 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1, *, instal
     except RecursionError:
         raise FrontmatterError("SK108", "frontmatter nests too deeply", line_offset + 1, 1) from None
     except yaml.YAMLError as exc:
-        raise _yaml_error(exc, line_offset, text) from None
+        raise _yaml_error(exc, line_offset, retried) from None   # its marks point into the text composed
     found = diags + builder.diags
     refused = strict_refusal(node, diags, builder.diags, path, line_offset, retried) if installable else None
     return data, builder.key_lines, found + ([refused] if refused is not None else [])

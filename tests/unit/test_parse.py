@@ -381,6 +381,75 @@ def test_a_fault_inside_a_flow_list_over_several_lines_is_said_at_its_own_line()
     assert "never closed" not in p.diagnostics[0].message
 
 
+PAIRED = "\\uD83D\\uDD2D"   # JSON's escape of U+1F52D, as JSON.stringify writes it with ASCII output
+
+
+@pytest.mark.parametrize("text, key, at, read", [
+    ('metadata: {"openclaw": {"emoji": "%s", "requires": {"bins": ["python3"]}}}\n' % PAIRED,    # a flow mapping
+     "metadata.openclaw.requires", '"requires"',
+     {"openclaw": {"emoji": "\U0001F52D", "requires": {"bins": ["python3"]}}}),
+    ('metadata:\n  emoji: "\\ud83d\\udd2d"\n  then: x\n', "metadata.then", "then",       # lower-case hex
+     {"emoji": "\U0001F52D", "then": "x"}),
+    ('metadata: {a: "%s", b: "x\\uD83D\\uDE80y", c: z}\n' % PAIRED, "metadata.c", "c:",           # two on one line
+     {"a": "\U0001F52D", "b": "x\U0001F680y", "c": "z"}),
+    ('metadata: {a: "one %s\n  two %s", b: x}\n' % (PAIRED, PAIRED), "metadata.b", "b:",         # over two lines
+     {"a": "one \U0001F52D two \U0001F52D", "b": "x"})])
+def test_a_json_surrogate_pair_escape_is_the_character_it_stands_for(text: str, key: str, at: str, read: object):
+    """'"\\uD83D\\uDD2D"' (valid JSON, one character for JavaScript's YAML readers and npx skills) was
+    SK103 "found invalid Unicode character escape code" and the skill left out: 4 of ScienceClaw's 293.
+    It reads as the character, with no warning; the keys after it keep their columns."""
+    p = parse(f"---\nname: demo\ndescription: d\n{text}---\n")
+    assert not p.fatal and not p.diagnostics and p.frontmatter["metadata"] == read
+    line = next(number for number, written in enumerate(text.split("\n")) if at in written)
+    assert p.key_lines[key] == (4 + line, text.split("\n")[line].index(at) + 1)
+
+
+@pytest.mark.parametrize("description", ["d", '"d\u2028e"'])   # U+2028: YAML's lines are not the file's
+@pytest.mark.parametrize("text, line, at", [
+    ('metadata: {a: "%s", b: "c" "d"}\n' % PAIRED, 4, '"d"'),       # a YAML error past the value, same line
+    ('metadata: {a: "%s \\q"}\n' % PAIRED, 4, "\\q"),                # inside the value, after the pair
+    ('metadata: {a: "one %s\n  two", b: "c" "d"}\n' % PAIRED, 5, '"d"'),    # past a value over two lines
+    ("metadata: {a: \"one %s\n  two\", b: !!binary 'A'}\n" % PAIRED, 5, "!!binary")])  # no YAML error: base64's
+def test_an_error_after_a_surrogate_pair_is_said_at_its_column(description: str, text: str, line: int, at: str):
+    """The pair is read as one escape two characters shorter: an error after it is still said at the
+    file's line and column."""
+    p = parse(f"---\nname: demo\ndescription: {description}\n{text}---\n")
+    col = text.split("\n")[line - 4].index(at) + 1
+    assert p.fatal and [(d.code, d.line, d.col) for d in p.diagnostics] == [("SK103", line, col)]
+
+
+@pytest.mark.parametrize("value, escape, half, col", [
+    ('"\\uD83D then"', "\\uD83D", "first half", 16),                 # lone high
+    ('"then \\udd2d"', "\\udd2d", "second half", 21),                 # lone low
+    ('"%s\\uDD2D"' % PAIRED, "\\uDD2D", "second half", 28),          # a low one after a whole pair
+    ('"\\uD83D\\uD83D"', "\\uD83D", "first half", 16)])              # two high ones
+def test_a_lone_surrogate_escape_is_an_error_that_says_what_is_wrong(value: str, escape: str, half: str, col: int):
+    """Half a pair stands for no character: SK103 at its backslash, saying so and what to write."""
+    p = parse(f"---\nname: demo\ndescription: d\nmetadata: {{a: {value}}}\n---\n")
+    assert p.fatal and [(d.code, d.line, d.col) for d in p.diagnostics] == [("SK103", 4, col)]
+    assert p.diagnostics[0].message.startswith(f"invalid YAML: '{escape}' is the {half} of a UTF-16 surrogate pair")
+    assert p.diagnostics[0].message.endswith("write the character itself, or a '\\U0001F52D'-style escape of its "
+                                             "code point")
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("'%s'" % PAIRED, PAIRED),                                        # single-quoted: no escapes at all
+    (PAIRED, PAIRED),                                                 # plain: no escapes either
+    ('"\\\\uD83D\\\\uDD2D"', PAIRED)])                                # an escaped backslash, then 'u'
+def test_a_surrogate_escape_outside_a_double_quoted_value_stays_the_text_written(text: str, kept: str):
+    """Beside a pair that is read (so that the frontmatter needs reading again), '\\u' that is no
+    escape stays as written."""
+    p = parse(f'---\nname: demo\ndescription: d\nmetadata:\n  kept: {text}\n  read: "{PAIRED}"\n---\n')
+    assert not p.fatal and p.frontmatter["metadata"] == {"kept": kept, "read": "\U0001F52D"}
+
+
+def test_a_surrogate_pair_is_read_beside_the_other_retries():
+    """An unquoted ': ' before it and a value starting with '*' after it: each read as before."""
+    p = parse(f'---\nname: demo\ndescription: Astro: tools\nmetadata: {{"emoji": "{PAIRED}"}}\npaths: *.py\n---\n')
+    assert not p.fatal and p.frontmatter["metadata"] == {"emoji": "\U0001F52D"} and p.frontmatter["paths"] == "*.py"
+    assert [(d.code, d.line) for d in p.diagnostics] == [("SK110", 3), ("SK111", 5), ("SK016", 3)]
+
+
 def test_an_alias_to_an_anchor_is_still_an_alias():
     p = parse("---\nname: demo\ndescription: &d Does a thing\nwhen_to_use: *d\n---\n")
     assert p.frontmatter["when_to_use"] == "Does a thing" and "SK111" not in codes(p)

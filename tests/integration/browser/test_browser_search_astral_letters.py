@@ -31,7 +31,7 @@ RESULTS = "() => performance.getEntriesByName('skillsite:results:lunr').length" 
 @pytest.fixture(scope="module", params=list(LAYOUTS))
 def astral_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     tmp = tmp_path_factory.mktemp("astral-" + request.param)
-    tags = json.dumps([TAG], ensure_ascii=False)      # YAML takes no escaped surrogate pair
+    tags = json.dumps([TAG], ensure_ascii=False)      # the letters themselves, not escaped surrogate pairs
     write_skill(tmp / "skills", "food/poems", f"name: poems\ndescription: Writes {POEMS} poems.\ntags: {tags}\n")
     write_skill(tmp / "skills", "food/bread", description="Bakes sourdough bread at home.")
     yield from _serve(_build([tmp / "skills"], tmp / "site", LAYOUTS[request.param]))
