@@ -472,29 +472,28 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
 
 
 def _retried(text: str, error: yaml.YAMLError, line_offset: int
-             ) -> tuple[Node | None, str, list[int], list[int], list[int]]:
+             ) -> tuple[Node | None, str, list[int], list[int], list[_Joined]]:
     """``text`` composed once more with the values that go on at the start of the lines after
     them quoted (:func:`_join_continuations`), then with its values holding an unquoted ``: ``
     quoted too, and only when that is not enough, with the bracketed hints and the text values
     starting with ``*`` YAML fails at quoted too, and JSON's surrogate pair escapes read
     (:func:`_with_hints_quoted`): the node tree, the text composed, and the lines of each kind
-    quoted (the key lines of the values joined).  When none of that reads, the first YAML error,
+    quoted (and the values joined).  When none of that reads, the first YAML error,
     or the one past the lines quoted when any were (the fault itself: the line of a value starting
     with ``*`` was no fault)."""
     joined_text, joined = _join_continuations(text)
-    keys = [first for first, _last in joined]
     failure = error
     if joined:
         try:
-            return _compose(joined_text), joined_text, [], [], keys
+            return _compose(joined_text), joined_text, [], [], joined
         except yaml.YAMLError as exc:
             failure = exc
-    inside = frozenset(n for first, last in joined for n in range(first, last + 1))
+    inside = frozenset(n for value in joined for n in range(value.first, value.last + 1))
     # a hint's line is none of these: it starts with a bracket
     retried, fixed_lines = _quote_unquoted_colons(joined_text, inside)
     if fixed_lines:
         try:
-            return _compose(retried), retried, fixed_lines, [], keys
+            return _compose(retried), retried, fixed_lines, [], joined
         except yaml.YAMLError as exc:
             failure = exc
     found = _with_hints_quoted(retried.split("\n"), failure)
@@ -503,53 +502,75 @@ def _retried(text: str, error: yaml.YAMLError, line_offset: int
     if isinstance(found[0], yaml.YAMLError):
         raise _yaml_error(found[0], line_offset, found[1]) from None
     node, composed, bracketed = found
-    return node, composed, fixed_lines, bracketed, keys
+    return node, composed, fixed_lines, bracketed, joined
 
 
 #: A top-level key whose plain value starts on its own line (not quoted, a flow list or mapping,
 #: a block scalar, an anchor, a tag or a comment): text that may go on over the lines after it.
 _PLAIN_VALUE_LINE = re.compile(r"^([A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&!%@`#\s].*)$")
-#: A line at the start of which YAML reads something of its own: a top-level key, a comment, a
-#: document marker.
-_OWN_LINE = re.compile(r"^(?:[A-Za-z0-9_.-]+:(?:[ \t]|\r?$)|#|---|\.\.\.)")
+#: A line that ends a top-level value: the next top-level key, or a document marker.
+_NEXT_KEY = re.compile(r"^(?:[A-Za-z0-9_.-]+:(?:[ \t]|\r?$)|---|\.\.\.)")
 
 
-def _join_continuations(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """``text`` with each top-level key's plain value that goes on at the start of the lines after
-    it (a description's Markdown wrapped or listed without indentation, as translations write it:
-    ``description: **Weather API**`` then ``Gives current conditions.`` or ``- Search``) quoted
-    over all its lines, which reads it as its author meant: YAML reads a new key at the start of a
-    line, and fails.  A line that starts a key, a comment or a document marker ends the value;
-    blank lines between its lines stay (line breaks, as in a plain value), and a value holding a
-    comment is left as it is.  Each line keeps its number; the first and last line of each value."""
+class _Joined(NamedTuple):
+    """A top-level plain value read over its lines as one quoted value (:func:`_join_continuations`)."""
+
+    first: int   # its key's line
+    last: int    # its last line
+    code: str    # SK114: it goes on at the start of a line; SK110: a line of it holds ': '
+
+
+def _join_continuations(text: str) -> tuple[str, list[_Joined]]:
+    """``text`` with each top-level key's plain value that goes on over lines YAML cannot read as
+    its own quoted over all of them, which reads it as its author meant: lines that start at
+    column 1 (a description's Markdown wrapped, listed or headed without indentation, as
+    translations write it: ``description: **Weather API**`` then ``Gives current conditions.``,
+    ``- Search`` or ``## Use``), where YAML reads a new key, or lines that hold ``: ``, which YAML
+    reads as a mapping inside the value (the colons' retry quotes a value on one line), when no
+    line is indented with a tab (YAML refuses it: a key, most likely, written with a tab).  The
+    value ends before the next top-level key or document marker (a comment line after its last
+    line stays a comment); blank lines stay line breaks, as in a plain value; a value holding a
+    comment after its text (`` #``) is left as it is.  Each line keeps its number."""
     lines, joined = text.split("\n"), []
     for number in range(len(lines)):
         value = _PLAIN_VALUE_LINE.match(lines[number].rstrip("\r"))
-        last = _last_continuation(lines, number) if value else number
-        texts = [line.rstrip("\r") for line in lines[number:last + 1]]
-        if last == number or any(_COMMENT_START.search(text) for text in texts):
+        last = _value_end(lines, number) if value else number
+        texts = [value.group(2) if value else "", *(line.rstrip("\r") for line in lines[number + 1:last + 1])]
+        code = _join_code(texts)
+        if value is None or last == number or code is None:
             continue
-        texts[0] = value.group(2)  # type: ignore[union-attr]  # a value line when it goes on
         quoted = [text.strip(" \t").replace("'", "''") for text in texts]
-        quoted[0], quoted[-1] = f"{value.group(1)}'{quoted[0]}", f"{quoted[-1]}'"  # type: ignore[union-attr]
+        quoted[0], quoted[-1] = f"{value.group(1)}'{quoted[0]}", f"{quoted[-1]}'"
         lines[number:last + 1] = [q if i == 0 or not q else "  " + q for i, q in enumerate(quoted)]
-        joined.append((number, last))
+        joined.append(_Joined(number, last, code))
     return "\n".join(lines), joined
 
 
-def _last_continuation(lines: list[str], number: int) -> int:
-    """The last line after line ``number`` (a top-level key's plain value) that goes on its value
-    at the start of a line: up to a line YAML reads as its own (:data:`_OWN_LINE`) or one indented
-    (the value's own continuation, or a nested key's); ``number`` when there is none."""
+def _value_end(lines: list[str], number: int) -> int:
+    """The last line of the top-level value whose key is on line ``number``: the last one holding
+    text before the next top-level key or document marker (:data:`_NEXT_KEY`), a comment line
+    counted only when text follows it."""
     last = number
     for index in range(number + 1, len(lines)):
         line = lines[index]
-        if not line.strip():
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
-        if line[0] in " \t" or _OWN_LINE.match(line):
+        if _NEXT_KEY.match(line):
             break
         last = index
     return last
+
+
+def _join_code(texts: list[str]) -> str | None:
+    """Why a value written over ``texts`` (its first line's text, then the lines after it) is read
+    joined: SK114 when a line after the first starts at column 1, SK110 when one holds ``: ``;
+    None when YAML reads it as it is, when a comment follows text on a line, or a line is
+    indented with a tab."""
+    if any(_COMMENT_START.search(text.strip()) or text.startswith("\t") for text in texts):
+        return None
+    if any(text.strip() and text[0] not in " \t" for text in texts[1:]):
+        return "SK114"
+    return "SK110" if any(_COLON_SPACE.search(text) for text in texts) else None
 
 
 def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError
@@ -676,12 +697,13 @@ def _written_message(line: str) -> str:
     return f"'{line}' is not valid YAML; kept as the text written, as Claude Code shows it (quote it to silence this)"
 
 
-def _continuation_diagnostics(keys: list[int], path: str, line_offset: int) -> list[Diagnostic]:
-    """SK114 at the key line of each value read over lines that are not indented
-    (:func:`_join_continuations`)."""
-    return [make("SK114", "this value goes on over lines that start at column 1, where YAML reads a new key; read as "
-                          "one value, as if quoted (indent its lines under its key, or quote it, to silence this)",
-                 path, number + 1 + line_offset, 1) for number in keys]
+def _joined_diagnostics(joined: list[_Joined], path: str, line_offset: int) -> list[Diagnostic]:
+    """SK114 or SK110 at the key line of each value read joined over its lines (:func:`_join_continuations`)."""
+    messages = {"SK114": "this value goes on over lines that start at column 1, where YAML reads a new key; read as "
+                         "one value, as if quoted (indent its lines under its key, or quote it, to silence this)",
+                "SK110": "value written over several lines contains ': ' without quotes; read as a string (quote the "
+                         "value to silence this)"}
+    return [make(value.code, messages[value.code], path, value.first + 1 + line_offset, 1) for value in joined]
 
 
 def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic], str]:
@@ -692,7 +714,7 @@ def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | No
         return _compose(text), [], text
     except yaml.YAMLError as exc:
         node, retried, fixed_lines, bracketed, joined = _retried(text, exc, line_offset)
-    said = _continuation_diagnostics(joined, path, line_offset)
+    said = _joined_diagnostics(joined, path, line_offset)
     said += [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to silence this)",
                  path, number + 1 + line_offset, 1) for number in fixed_lines]
     written = text.split("\n")

@@ -338,7 +338,7 @@ def test_a_star_elsewhere_is_still_a_yaml_error(text: str):
 
 @pytest.mark.parametrize("text, line, col", [
     ("paths: *.md\nnote: 'never closed\n", 5, 7),      # the quote that never closes
-    ("paths:\n  - *.md\n  - *.ts\nkey: x\n  indented: y\n", 8, 11),   # the stray mapping
+    ("paths:\n  - *.md\n  - *.ts\nkey: \"x\"\n  indented: y\n", 8, 3),   # the stray mapping
     ("paths: *.md\nnote: x\n\tindented: y\n", 6, 1)])  # the tab
 def test_a_yaml_error_after_a_value_starting_with_a_star_is_said_where_it_is(text: str, line: int, col: int):
     """The value starting with '*' read as text, the YAML error past it is the fault: SK103 named the
@@ -358,11 +358,30 @@ def test_a_flow_list_never_closed_is_said_where_it_opens(text: str, line: int, c
     assert p.diagnostics[0].message.endswith(f"(the '{bracket}' here is never closed)")
 
 
-def test_a_line_holding_a_colon_ends_a_value_starting_with_a_star_and_is_still_an_error():
+def test_a_line_holding_a_colon_under_a_value_starting_with_a_star_is_read_as_written():
     """A review: 'see: a: b' under such a value was published as "see: 'a: b'" (the colons' retry
-    quoted it first, then the value took it in): no text may change; YAML's error is said there."""
+    quoted it first, then the value took it in): no text may change.  The value over both lines is
+    read as written, as a value on one line holding ': ' is (SK110)."""
     p = parse("---\nname: demo\ndescription: **Bold** intro\n  see: a: b\n---\n")
-    assert p.fatal and [(d.code, d.line) for d in p.diagnostics] == [("SK103", 4)]
+    assert p.frontmatter["description"] == "**Bold** intro see: a: b"
+    assert [(d.code, d.line) for d in p.diagnostics] == [("SK110", 3), ("SK016", 3)]
+
+
+def test_a_value_over_lines_holding_a_colon_is_read_as_one_value():
+    """A plain description over indented lines, one holding ': ' (19 skills of AgentWorkers/skills):
+    YAML reads a mapping there and fails; the colons' retry quoted the first line alone."""
+    p = parse("---\nname: demo\ndescription: Query chain data.\n  Use for: balances, transfers.\n\n"
+              "  Not for: prices.\nlicense: MIT\n---\n")
+    assert p.frontmatter["description"] == "Query chain data. Use for: balances, transfers.\nNot for: prices."
+    assert p.frontmatter["license"] == "MIT"
+    assert [(d.code, d.line) for d in p.diagnostics] == [("SK110", 3), ("SK016", 3)]
+
+
+def test_headings_inside_a_value_at_the_start_of_a_line_are_its_text():
+    p = parse("---\nname: demo\ndescription: Grove CLI guide\n\n## Ideas\nIt builds apps.\n# a comment\n"
+              "version: '1'\n---\n")
+    assert p.frontmatter == {"name": "demo", "description": "Grove CLI guide\n## Ideas It builds apps.", "version": "1"}
+    assert [d.code for d in p.diagnostics] == ["SK114", "SK016"]
 
 
 @pytest.mark.parametrize("text, line, said", [
