@@ -437,6 +437,28 @@ def _unclosed_flow(exc: yaml.YAMLError, text: str) -> bool:
     return not line.strip() or not line[0].isspace() and closer not in line
 
 
+#: A top-level key's value quoted whole on its line (a comment may follow).
+_QUOTED_VALUE_LINE = re.compile(r"""^[A-Za-z0-9_.-]+:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ \t]*(?:#.*)?\r?$""")
+
+
+#: An indented line that starts a key or a list item: meant as YAML, not as more of a value.
+_KEY_OR_ITEM = re.compile(r"[ \t]+(?:-(?:[ \t]|$)|[^\s:]+:(?:[ \t]|$))")
+
+
+def _after_quoted_value(exc: yaml.YAMLError, text: str) -> bool:
+    """Whether YAML failed at an indented line of text (no key, no list item) right after a
+    top-level key's value quoted whole on its line (``description: "Fortune Teller."`` then ``  算命娱乐。...``): the author
+    went on writing the value past its closing quote."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None or not (getattr(exc, "problem", None) or "").startswith("did not find expected key"):
+        return False
+    lines = text.split("\n")
+    if not 0 < mark.line < len(lines) or not lines[mark.line][:1].isspace() or _KEY_OR_ITEM.match(lines[mark.line]):
+        return False
+    above = next((line for line in reversed(lines[:mark.line]) if line.strip()), "")
+    return _QUOTED_VALUE_LINE.match(above) is not None
+
+
 #: What YAML reads as line breaks: LF and :data:`_YAML_BREAK_CHARS`.
 _LINE_END = re.compile(f"[\n{_YAML_BREAK_CHARS}]")
 
@@ -456,6 +478,9 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
     found_past = bool(context and context.startswith("while scanning") and problem.startswith(_FOUND_PAST))
     if _unclosed_flow(exc, text):
         found_past, message = True, f"{message} (the '{_char_at(text, exc.context_mark)}' here is never closed)"
+    elif _after_quoted_value(exc, text):
+        message += " (the quoted value above ends at its closing quote, and this line goes on after it: " \
+                   "put the text inside the quotes)"
     mark = (exc.context_mark if found_past else None) or getattr(exc, "problem_mark", None) \
         or getattr(exc, "context_mark", None)
     lines = FileLines(text, line_offset)

@@ -358,6 +358,22 @@ def test_a_flow_list_never_closed_is_said_where_it_opens(text: str, line: int, c
     assert p.diagnostics[0].message.endswith(f"(the '{bracket}' here is never closed)")
 
 
+@pytest.mark.parametrize("quoted", ['"Fortune Teller. Triggers on: fortune."', "'It''s a teller.'  # note"])
+def test_text_going_on_after_a_quoted_value_is_said_to_belong_inside_the_quotes(quoted: str):
+    """A generator wrote the description's first sentence quoted and the rest on the next line (65
+    skills of AgentWorkers/skills): YAML's "did not find expected key" said nothing of why."""
+    p = parse(f"---\nname: demo\ndescription: {quoted}\n  算命娱乐。Fortune teller for fun.\n---\n")
+    assert p.fatal and [(d.code, d.line, d.col) for d in p.diagnostics] == [("SK103", 4, 3)]
+    assert p.diagnostics[0].message.endswith("(the quoted value above ends at its closing quote, and this line "
+                                             "goes on after it: put the text inside the quotes)")
+
+
+@pytest.mark.parametrize("after", ["  - item", "  other: x"])
+def test_a_key_or_an_item_after_a_quoted_value_gets_no_such_hint(after: str):
+    p = parse(f'---\nname: demo\ndescription: "d"\n{after}\n---\n')
+    assert p.fatal and "closing quote" not in p.diagnostics[0].message
+
+
 def test_a_line_holding_a_colon_under_a_value_starting_with_a_star_is_read_as_written():
     """A review: 'see: a: b' under such a value was published as "see: 'a: b'" (the colons' retry
     quoted it first, then the value took it in): no text may change.  The value over both lines is
