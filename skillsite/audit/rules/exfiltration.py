@@ -5,7 +5,9 @@ Reading one named secret to call its own API is everyday code, so only stores th
 secrets count (SSH keys, cloud credential files, keychain dumps, browser profiles, the whole
 environment); a ``.env`` file read next to a send is medium.  In a script the read and the send
 may be anywhere in the file (a send that only downloads counts only near the read: it carries
-out no more than its URL); in Markdown they must be within a few lines of each other.
+out no more than its URL); in Markdown they must be within a few lines of each other.  Words about
+sending ("post it to the endpoint") count only near the read, in a script too: an instruction the
+script prints names what to send, a log message far from a pattern list naming a store sends nothing.
 """
 from __future__ import annotations
 
@@ -104,21 +106,31 @@ _LOCAL = re.compile(r"^(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1)$"
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s\"'`<>)\]:]+)", re.IGNORECASE)
 _CURL_SOURCE = r"\b(?:curl|wget|http|https|xh|aria2c)\b[^\n]*"
 _CURL_DATA = re.compile(r"\s(?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
+
+
+class _Source(NamedTuple):
+    """A pattern of network sends, and whether it is prose: words about sending data ("post the
+    file to the endpoint"), not a command or a call."""
+
+    pattern: str
+    prose: bool = False
+
+
 #: What sends data over the network (the first: a curl, wget or httpie command, read to the end of its line).
 #: A ``\b`` all the branches of a pattern start with is written once, before them: tried once at
 #: each character, not once for each branch (``/dev/tcp/`` starts where none of them can).
 _SEND_SOURCES = (
-    _CURL_SOURCE,
-    r"\b(?:requests\.(?:post|put|patch|get|request)\s*\(|httpx\.(?:post|put|get|Client|AsyncClient)\b|"
-    r"urllib\.request\b|urlopen\s*\(|http\.client\.HTTPS?Connection\b|aiohttp\.ClientSession\b|"
-    r"fetch\s*\(|axios(?:\.\w+)?\s*\(|XMLHttpRequest\b|navigator\.sendBeacon\b|https?\.request\s*\()",
-    r"\b(?:nc\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|scp\s|rsync\s[^\n]{0,500}\w@[\w.-]+:|sftp\s|"
-    r"Invoke-(?:WebRequest|RestMethod)\b|(?:iwr|irm)\s|socket\.(?:socket|create_connection)\b|"
-    r"smtplib\.SMTP|ftplib\.FTP|nslookup\s[^\n]{0,500}\$\(|dig\s[^\n]{0,500}\$\(|Net\.WebClient\b)|/dev/tcp/",
-    r"discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/|webhook\.site|requestbin|pipedream\.net|"
-    r"ngrok(?:-free)?\.(?:io|app)|interact\.sh|burpcollaborator|\boast\.\w+",
-    r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b[^.\n]{0,100}\bto\b[^.\n]{0,40}"
-    r"(?:https?://|webhook|endpoint|server|remote\s+host|collector)",
+    _Source(_CURL_SOURCE),
+    _Source(r"\b(?:requests\.(?:post|put|patch|get|request)\s*\(|httpx\.(?:post|put|get|Client|AsyncClient)\b|"
+            r"urllib\.request\b|urlopen\s*\(|http\.client\.HTTPS?Connection\b|aiohttp\.ClientSession\b|"
+            r"fetch\s*\(|axios(?:\.\w+)?\s*\(|XMLHttpRequest\b|navigator\.sendBeacon\b|https?\.request\s*\()"),
+    _Source(r"\b(?:nc\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|scp\s|rsync\s[^\n]{0,500}\w@[\w.-]+:|sftp\s|"
+            r"Invoke-(?:WebRequest|RestMethod)\b|(?:iwr|irm)\s|socket\.(?:socket|create_connection)\b|"
+            r"smtplib\.SMTP|ftplib\.FTP|nslookup\s[^\n]{0,500}\$\(|dig\s[^\n]{0,500}\$\(|Net\.WebClient\b)|/dev/tcp/"),
+    _Source(r"discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/|webhook\.site|requestbin|pipedream\.net|"
+            r"ngrok(?:-free)?\.(?:io|app)|interact\.sh|burpcollaborator|\boast\.\w+"),
+    _Source(r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b[^.\n]{0,100}\bto\b"
+            r"[^.\n]{0,40}(?:https?://|webhook|endpoint|server|remote\s+host|collector)", prose=True),
 )
 
 
@@ -129,7 +141,7 @@ def send_gates() -> tuple[Gate, ...]:
     each place confirmed, which finds what the pattern finds case-insensitively, faster.  Each is
     grouped whole, so the lowered pattern keeps its leading ``\\b``: without it, the first branch
     of ``\\brequests...|\\bhttpx...`` was tried at every character, and the search was slower."""
-    return tuple(make_gate(f"(?:{source})", prefiltered=False) for source in _SEND_SOURCES)
+    return tuple(make_gate(f"(?:{source.pattern})", prefiltered=False) for source in _SEND_SOURCES)
 
 
 _NEAR_LINES = 6
@@ -151,7 +163,8 @@ _CARRIES = re.compile(r"[$`@]|--json\b|--body\S*|--method\b|--request\b|\s-X\s*[
 
 
 class _Send(NamedTuple):
-    """A network send: its folded offset, and whether it may carry data out beyond its URL."""
+    """A network send: its folded offset, and whether it may carry data out beyond its URL (so
+    counts from anywhere in a script: a call or command, not words about sending)."""
 
     start: int
     carries: bool
@@ -168,15 +181,17 @@ def _carries(doc: Document, curl: bool, match: re.Match[str]) -> bool:
 
 
 def _sends(doc: Document) -> list[_Send]:
-    """The network sends in a document, in order."""
+    """The network sends in a document, in order.  Words about sending are marked as carrying
+    nothing, so in a script too they count only near the read: a script's log message ("sent 9
+    POST requests to login endpoints") is no send of a store named in its pattern list."""
     found = []
-    for number, send in enumerate(send_gates()):
+    for number, (source, send) in enumerate(zip(_SEND_SOURCES, send_gates(), strict=True)):
         for match in send.finditer(doc):
             text = match.group()
             if number == 0 and not (_URL.search(text) or _CURL_DATA.search(text)):
                 continue  # a curl with neither a URL nor data is prose
             if _remote(text):
-                found.append(_Send(match.start(), _carries(doc, number == 0, match)))
+                found.append(_Send(match.start(), not source.prose and _carries(doc, number == 0, match)))
     return sorted(found)
 
 
