@@ -105,7 +105,9 @@ _SSH_USE = re.compile(r"\bssh-(?:keygen|add|copy-id)\b|\bchmod\b|\bssh\s+(?:-\w+
 _LOCAL = re.compile(r"^(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1)$", re.IGNORECASE)
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s\"'`<>)\]:]+)", re.IGNORECASE)
 _CURL_SOURCE = r"\b(?:curl|wget|http|https|xh|aria2c)\b[^\n]*"
-_CURL_DATA = re.compile(r"\s(?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
+#: An option of curl or wget that sends data: after white space, or quoted as an item of the argument
+#: list a script runs (``subprocess.run(["curl", "-d", key, url])``, ``execFile("curl", ["-F", ...])``).
+_CURL_DATA = re.compile(r"[\s\"'](?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
 
 
 class _Source(NamedTuple):
