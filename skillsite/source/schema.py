@@ -42,6 +42,19 @@ def known_keys(profile: str) -> frozenset[str]:
     return frozenset(load_schema(f"skill.{profile}.schema.json")["properties"])
 
 
+#: The keys whose value, when nothing is written (``name:``), has its own code saying more of it
+#: (SK203, SK201, SK233) than that it reads as not written.
+_SAID_EMPTY = frozenset({"name", "description", "priority"})
+
+
+def read_as_unwritten_when_empty(profile: str) -> frozenset[str]:
+    """The top-level keys that read as not written when written with nothing (a YAML null:
+    ``triggers:``; SK234, a warning, as Claude Code reads it, and as the specification's guide for
+    clients skips a skill only for a missing description or YAML that cannot be read): every key
+    skillsite knows but those :data:`_SAID_EMPTY`; none in the spec profile, which refuses them."""
+    return frozenset() if profile == "spec" else known_keys(profile) - _SAID_EMPTY
+
+
 @lru_cache(maxsize=None)
 def extra_keys(profile: str) -> frozenset[str]:
     """The known top-level keys the manifest's ``extra`` keeps as written (``x-extra``: another
@@ -154,12 +167,11 @@ def _one_cause_each(errors: list[Any]) -> list[Any]:
     return [e for e in errors if not (e.validator == "pattern" and tuple(e.absolute_path) in empty)]
 
 
-def _empty_optional(err: Any, profile: str, code: str) -> bool:
-    """Whether ``err`` is a top-level optional key written with nothing (YAML null: ``triggers:``)
-    that would be SK208 or SK234: outside the spec profile it reads as not written (SK234, a warning), as
-    Claude Code reads it, and as the specification's guide for clients skips a skill only for a
-    missing description or YAML that cannot be read."""
-    return profile != "spec" and code in ("SK208", "SK234") and err.instance is None and len(err.absolute_path) == 1
+def _empty_optional(err: Any, profile: str) -> bool:
+    """Whether ``err`` is of a top-level key written with nothing that reads as not written
+    (:func:`read_as_unwritten_when_empty`)."""
+    path = err.absolute_path
+    return err.instance is None and len(path) == 1 and path[0] in read_as_unwritten_when_empty(profile)
 
 
 def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, tuple[int, int]]
@@ -176,7 +188,7 @@ def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, t
         return [make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows only {allowed})",
                      path, *_where(key, key_lines))
                 for key in sorted(set(err.instance) - set(schema.get("properties", {})))]
-    if _empty_optional(err, profile, codes.get(kw, "SK208")):
+    if _empty_optional(err, profile):
         return [make("SK234", f"'{field}' is empty (nothing after '{field}:'); ignored, as if not written, and kept "
                               "in the manifest's extra", path, *_where(field, key_lines), Severity.WARNING)]
     # what failed inside a value of the right type, said at its own line; a value ignored whole

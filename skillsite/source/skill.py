@@ -15,7 +15,7 @@ from skillsite.agent.triggers import normalise_triggers
 from skillsite.diagnostics import Diagnostic
 from skillsite.models import NOTHING_REQUIRED, ParsedSkill, Requirements, Skill, SourceFile
 from skillsite.source.dependencies import declared_dependencies
-from skillsite.source.schema import extra_keys, fits_schema, known_keys, load_schema
+from skillsite.source.schema import extra_keys, fits_schema, known_keys, load_schema, read_as_unwritten_when_empty
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
 _EXTRA_KEYS = ("argument-hint", "user-invocable")
@@ -66,9 +66,9 @@ _SPEC_SHAPES: dict[str, Callable[[Any], bool]] = {
 }
 
 
-#: The keys a null (a key with nothing) is ignored in, as not written (SK234): every key skillsite
-#: knows but those that say more of it (a name or description: SK202, SK201; priority: SK233).
-_OPTIONAL_KEYS = known_keys("default") - {"name", "description", "priority"}
+#: The keys a null (a key with nothing) is ignored in, as not written (SK234), as the schema's
+#: diagnostics say it.
+_OPTIONAL_KEYS = read_as_unwritten_when_empty("default")
 
 
 #: skillsite's own keys read only in the shape their schema gives them: any other value (a
