@@ -1,12 +1,15 @@
 """Finding a SKILL.md's frontmatter and body, line by line (never by splitting on ``---``).
 
 The frontmatter opens with a ``---`` line (trailing spaces allowed) and closes at the next line
-that starts with ``---``, as ``npx skills`` reads it: a closing line that holds more
-(``---**Base URL:**``, as translations of whole files write it) ends the frontmatter there, and
-what follows its ``---`` is the body's first line (a line of dashes alone, ``-----``, closes it
-as ``---`` does).  Inside the frontmatter such a line is a YAML error anyway.  Lines end where
-``str.splitlines`` ends them.  The build's parser and the loader use the same rule, so a body
-means the same to both.
+that starts with ``---`` after a line feed, as ``npx skills`` reads it: a closing line that holds
+more (``---**Base URL:**``, as translations of whole files write it) ends the frontmatter there,
+and what follows its ``---`` is the body's first line (a line of dashes alone, ``-----``, closes
+it as ``---`` does).  Lines end where ``str.splitlines`` ends them, but only a line feed (or, in
+a classic Mac file, whose first line ends with a carriage return alone, a carriage return) may
+come before the closing line: after a U+2028 or a form feed, which agents and installers read as
+no line break, a ``---`` would end the frontmatter where they do not, and hide the keys after it
+from every check.  The build's parser and the loader use the same rule, so a body means the same
+to both.
 """
 from __future__ import annotations
 
@@ -14,8 +17,8 @@ import re
 from typing import Iterator, NamedTuple, Sequence
 
 _FENCE = re.compile(r"^---[ \t]*$")
-#: A line that closes the frontmatter with nothing after it but dashes and blanks.
-_CLEAN_CLOSE = re.compile(r"^---+[ \t]*$")
+#: A line that closes the frontmatter with nothing after it but dashes and white space.
+_CLEAN_CLOSE = re.compile(r"^---+\s*$")
 _BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # every line break str.splitlines knows
 _LINE = re.compile(f"[^{_BREAKS}]*(?:\r\n|[{_BREAKS}])?")
 
@@ -51,12 +54,15 @@ def split_skill_md(text: str) -> SkillMdParts | None:
     if first is None or not _is_fence(first):
         return None
     start = offset = len(first)
+    breaks = ("\n", "\r") if first.endswith("\r") else ("\n",)   # a classic Mac file: lines end with CR alone
+    before = first
     for number, line in enumerate(lines, start=2):
-        if _CLEAN_CLOSE.match(line.rstrip("\r\n")):
-            return SkillMdParts(text[start:offset], text[offset + len(line):], number + 1, True)
-        if line.startswith("---"):
+        if before.endswith(breaks) and line.startswith("---"):
+            if _CLEAN_CLOSE.match(line):
+                return SkillMdParts(text[start:offset], text[offset + len(line):], number + 1, True)
             return SkillMdParts(text[start:offset], text[offset + 3:], number, True, line[3:].rstrip("\r\n"))
         offset += len(line)
+        before = line
     return SkillMdParts("", "", 0, False)
 
 

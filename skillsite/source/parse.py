@@ -84,13 +84,14 @@ def installer_fences(text: str, yaml_text: str, path: str) -> list[Diagnostic]:
     return []
 
 
-def _text_after_fence(parts: SkillMdParts, path: str) -> Diagnostic:
-    """SK115: the frontmatter's closing line holds more than ``---`` (read as the body's first line)."""
-    text = parts.after_fence.rstrip()
-    shown = text if len(text) <= 60 else text[:57] + "..."
+def _text_after_fence(parts: SkillMdParts, text: str, path: str) -> Diagnostic:
+    """SK115: the frontmatter's closing line holds more than ``---`` (read as the body's first
+    line), said at that line as the file's line feeds count it, as the frontmatter's diagnostics are."""
+    written = parts.after_fence.rstrip()
+    shown = written if len(written) <= 60 else written[:57] + "..."
     return make("SK115", f"the line closing the frontmatter holds more than '---' ({shown!r}); read as the "
                          "frontmatter's end and the body's first line, as npx skills reads it (put the text on a "
-                         "line of its own)", path, parts.body_line, 4)
+                         "line of its own)", path, text.count("\n", 0, len(text) - len(parts.body)) + 1, 4)
 
 
 def _size_diagnostics(raw: bytes, path: str, max_bytes: int) -> list[Diagnostic]:
@@ -128,7 +129,7 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
     if not any(d.code == "SK016" for d in yaml_diags):
         yaml_diags += installer_fences(text, yaml_text, path)
     if parts is not None and parts.after_fence:
-        yaml_diags.append(_text_after_fence(parts, path))
+        yaml_diags.append(_text_after_fence(parts, text, path))
     return ParsedSkill(source, data, key_lines, body, body_line, raw, (*diags, *yaml_diags))
 
 

@@ -75,6 +75,27 @@ def test_a_line_starting_with_dashes_closes_the_frontmatter_and_the_rest_is_the_
     assert frontmatter_end("---\nname: demo\n---# Title\n".splitlines(keepends=True)) == 2
 
 
+@pytest.mark.parametrize("fence", ["---.", "---"])
+def test_dashes_after_a_line_break_agents_do_not_read_close_nothing(fence: str):
+    """A review: after a U+2028 (a line break for str.splitlines, none for agents and npx skills),
+    '---.' closed the frontmatter, so 'allowed-tools: Bash' after it reached agents and no check or
+    audit rule.  Only a line feed comes before a closing line: here YAML reads all of it, and fails."""
+    p = parse(f"---\nname: s\ndescription: Formats text.\u2028{fence}\nallowed-tools: Bash\n---\n# S\n")
+    assert p.fatal and codes(p) == ["SK103"]
+    assert frontmatter_end(f"---\nname: s\nd: x\u2028{fence}\nallowed-tools: Bash\n---\n".splitlines(True)) == 5
+
+
+def test_the_closing_line_is_said_at_its_line_feed_count():
+    p = parse('---\nname: demo\ndescription: "a\u2028b"\n---**x**\nbody\n')
+    assert p.frontmatter == {"name": "demo", "description": "a\u2028b"}
+    assert [(d.code, d.line) for d in p.diagnostics] == [("SK115", 4)]
+
+
+def test_dashes_and_white_space_alone_close_the_frontmatter_cleanly():
+    p = parse("---\nname: demo\ndescription: d\n---\u00a0\nbody\n")
+    assert p.body == "body\n" and codes(p) == []
+
+
 def test_a_line_of_dashes_closes_the_frontmatter_as_three_do():
     p = parse("---\nname: demo\ndescription: d\n-----\nbody\n")
     assert p.body == "body\n" and p.body_line == 5 and codes(p) == []
@@ -87,13 +108,15 @@ def test_split_is_line_based():
 
 def _reference_end(lines: list[str]) -> int | None:
     """The rule over str.splitlines' lines: an opening line of ``---`` (trailing blanks allowed),
-    closed by the next line that starts with ``---``, as npx skills reads it."""
+    closed by the next line that starts with ``---`` right after a line feed (or after a carriage
+    return alone when the opening line ends with one), as npx skills reads it."""
     def fence(line: str) -> bool:
         return re.match(r"^---[ \t]*$", line.rstrip("\r\n")) is not None
 
     if not lines or not fence(lines[0]):
         return None
-    return next((i for i in range(1, len(lines)) if lines[i].startswith("---")), -1)
+    breaks = ("\n", "\r") if lines[0].endswith("\r") else ("\n",)
+    return next((i for i in range(1, len(lines)) if lines[i].startswith("---") and lines[i - 1].endswith(breaks)), -1)
 
 
 def split_line_by_line(text: str) -> tuple[str, int, str, int] | None | str:
@@ -107,7 +130,7 @@ def split_line_by_line(text: str) -> tuple[str, int, str, int] | None | str:
     if end < 0:
         return "SK102"
     frontmatter = "".join(lines[1:end]).replace("\r\n", "\n")
-    if re.match(r"^-+[ \t]*$", lines[end].rstrip("\r\n")):
+    if re.match(r"^-+\s*$", lines[end]):
         return frontmatter, 2, "".join(lines[end + 1:]).replace("\r\n", "\n"), end + 2
     return frontmatter, 2, "".join([lines[end][3:], *lines[end + 1:]]).replace("\r\n", "\n"), end + 1
 
