@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -498,27 +498,38 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
 
 def _retried(text: str, error: yaml.YAMLError, line_offset: int
              ) -> tuple[Node | None, str, list[int], list[int], list[_Joined]]:
-    """``text`` composed once more with the values that go on at the start of the lines after
-    them quoted (:func:`_join_continuations`), then with its values holding an unquoted ``: ``
-    quoted too, and only when that is not enough, with the bracketed hints and the text values
-    starting with ``*`` YAML fails at quoted too, and JSON's surrogate pair escapes read
-    (:func:`_with_hints_quoted`): the node tree, the text composed, and the lines of each kind
-    quoted (and the values joined).  When none of that reads, the first YAML error,
-    or the one past the lines quoted when any were (the fault itself: the line of a value starting
-    with ``*`` was no fault)."""
-    joined_text, joined = _join_continuations(text)
-    failure = error
-    if joined:
+    """``text`` read again as written (:func:`_read_again`), and only when that is not enough,
+    with the prose values that go on over lines YAML cannot read as their own quoted over those
+    lines (:func:`_join_continuations`): the node tree, the text composed, the lines of each kind
+    quoted and the values joined.  When neither reads, the error of the text as written."""
+    try:
+        return (*_read_again(text, error, line_offset), [])
+    except FrontmatterError as as_written:
+        joined_text, joined = _join_continuations(text)
+        if not joined:
+            raise
         try:
-            return _compose(joined_text), joined_text, [], [], joined
-        except yaml.YAMLError as exc:
-            failure = exc
+            return (*_read_again(joined_text, error, line_offset, joined), joined)
+        except FrontmatterError:
+            raise as_written from None
+
+
+def _read_again(text: str, error: yaml.YAMLError, line_offset: int, joined: Sequence[_Joined] = ()
+                ) -> tuple[Node | None, str, list[int], list[int]]:
+    """``text`` composed once more with its values holding an unquoted ``: `` quoted (but those
+    ``joined``, quoted already), and only when that is not enough, with the bracketed hints and the
+    text values starting with ``*`` YAML fails at quoted too, and JSON's surrogate pair escapes
+    read (:func:`_with_hints_quoted`): the node tree, the text composed, and the lines of each kind
+    quoted.  When none of that reads, :class:`FrontmatterError` of the first YAML error, or of the
+    one past the lines quoted when any were (the fault itself: the line of a value starting with
+    ``*`` was no fault)."""
+    failure = error
     inside = frozenset(n for value in joined for n in range(value.first, value.last + 1))
     # a hint's line is none of these: it starts with a bracket
-    retried, fixed_lines = _quote_unquoted_colons(joined_text, inside)
-    if fixed_lines:
+    retried, fixed_lines = _quote_unquoted_colons(text, inside)
+    if fixed_lines or joined:
         try:
-            return _compose(retried), retried, fixed_lines, [], joined
+            return _compose(retried), retried, fixed_lines, []
         except yaml.YAMLError as exc:
             failure = exc
     found = _with_hints_quoted(retried.split("\n"), failure)
@@ -527,14 +538,18 @@ def _retried(text: str, error: yaml.YAMLError, line_offset: int
     if isinstance(found[0], yaml.YAMLError):
         raise _yaml_error(found[0], line_offset, found[1]) from None
     node, composed, bracketed = found
-    return node, composed, fixed_lines, bracketed, joined
+    return node, composed, fixed_lines, bracketed
 
 
-#: A top-level key whose plain value starts on its own line (not quoted, a flow list or mapping,
-#: a block scalar, an anchor, a tag or a comment): text that may go on over the lines after it.
-_PLAIN_VALUE_LINE = re.compile(r"^([A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&!%@`#\s].*)$")
-#: A line that ends a top-level value: the next top-level key, or a document marker.
-_NEXT_KEY = re.compile(r"^(?:[A-Za-z0-9_.-]+:(?:[ \t]|\r?$)|---|\.\.\.)")
+#: The keys whose plain value is prose that may go on over lines YAML cannot read as its own
+#: (:func:`_join_continuations`): never a key that grants or runs something (``allowed-tools``).
+_JOINED_KEYS = ("description", "when_to_use", "compatibility", "license")
+#: A top-level prose key whose plain value starts on its own line (not quoted, a flow list or
+#: mapping, a block scalar, an anchor, a tag or a comment): text that may go on over the lines after it.
+_PLAIN_VALUE_LINE = re.compile(r"^((?:%s):[ \t]+)([^'\"\[{|>&!%%@`#\s].*)$" % "|".join(_JOINED_KEYS))
+#: A line at the start of which YAML may read something of its own: a document marker, a key
+#: (any text holding ': ' or ending with ':', a quoted one, '? '), or a comment.
+_OWN_LINE = re.compile(r"^(?:---|\.\.\.|\?(?:[ \t]|\r?$)|[\"'#]|[^\n]*?:(?:[ \t]|\r?$))")
 
 
 class _Joined(NamedTuple):
@@ -546,16 +561,17 @@ class _Joined(NamedTuple):
 
 
 def _join_continuations(text: str) -> tuple[str, list[_Joined]]:
-    """``text`` with each top-level key's plain value that goes on over lines YAML cannot read as
-    its own quoted over all of them, which reads it as its author meant: lines that start at
-    column 1 (a description's Markdown wrapped, listed or headed without indentation, as
-    translations write it: ``description: **Weather API**`` then ``Gives current conditions.``,
-    ``- Search`` or ``## Use``), where YAML reads a new key, or lines that hold ``: ``, which YAML
-    reads as a mapping inside the value (the colons' retry quotes a value on one line), when no
-    line is indented with a tab (YAML refuses it: a key, most likely, written with a tab).  The
-    value ends before the next top-level key or document marker (a comment line after its last
-    line stays a comment); blank lines stay line breaks, as in a plain value; a value holding a
-    comment after its text (`` #``) is left as it is.  Each line keeps its number."""
+    """``text`` with each top-level prose value (:data:`_JOINED_KEYS`) that goes on over lines YAML
+    cannot read as its own quoted over all of them, which reads it as its author meant: lines
+    that start at column 1 (a description's Markdown wrapped or listed without indentation, as
+    translations write it: ``description: **Weather API**`` then ``Gives current conditions.`` or
+    ``- Search``), where YAML reads a new key, or lines that hold ``: ``, which YAML reads as a
+    mapping inside the value (the colons' retry quotes a value on one line).  The value ends
+    before a line that starts at column 1 with anything YAML may read as its own (a key, a
+    document marker: :data:`_OWN_LINE`) and before any comment line; blank lines stay line breaks,
+    as in a plain value; a value holding a comment after its text (`` #``), or a line indented
+    with a tab (YAML refuses it: a key, most likely, written with a tab), is left as it is.  Each
+    line keeps its number."""
     lines, joined = text.split("\n"), []
     for number in range(len(lines)):
         value = _PLAIN_VALUE_LINE.match(lines[number].rstrip("\r"))
@@ -573,14 +589,13 @@ def _join_continuations(text: str) -> tuple[str, list[_Joined]]:
 
 def _value_end(lines: list[str], number: int) -> int:
     """The last line of the top-level value whose key is on line ``number``: the last one holding
-    text before the next top-level key or document marker (:data:`_NEXT_KEY`), a comment line
-    counted only when text follows it."""
+    text before a comment line or a line YAML may read as its own at column 1 (:data:`_OWN_LINE`)."""
     last = number
     for index in range(number + 1, len(lines)):
         line = lines[index]
-        if not line.strip() or line.lstrip().startswith("#"):
+        if not line.strip():
             continue
-        if _NEXT_KEY.match(line):
+        if line.lstrip().startswith("#") or line[0] not in " \t" and _OWN_LINE.match(line):
             break
         last = index
     return last
@@ -819,8 +834,9 @@ _STRICT_ERRORS = {"SK114": ("a value going on over lines that are not indented",
 
 
 def _utf16_units(text: str) -> int:
-    """A string's length as JavaScript counts it: in UTF-16 code units."""
-    return len(text.encode("utf-16-le")) // 2
+    """A string's length as JavaScript counts it: in UTF-16 code units (a lone surrogate, which
+    PyYAML's pure-Python reader makes of JSON's pair escape, counts one)."""
+    return len(text.encode("utf-16-le", errors="surrogatepass")) // 2
 
 
 #: Explicit tags YAML 1.2 reads a scalar as text with.

@@ -175,29 +175,45 @@ def test_a_value_going_on_at_the_start_of_the_next_lines_is_read_as_one_value():
     at the start of a line and fails (SK103), so the skill was left out; it is read as its author meant,
     with SK114 at its key, and npx skills still cannot read it (SK016)."""
     p = parse("---\nname: weather\ndescription: **Google Weather API**  \n提供准确的天气数据：温度、湿度。\n"
-              "Use it for forecasts: hourly or daily.\n\n- Current conditions\n- It's free\n"
+              "Use it for hourly or daily forecasts.\n\n- Current conditions\n- It's free\n"
               "version: 1.2.0\n---\n")
     assert not p.fatal
     assert p.frontmatter["description"] == ("**Google Weather API** 提供准确的天气数据：温度、湿度。 "
-                                            "Use it for forecasts: hourly or daily.\n- Current conditions - It's free")
+                                            "Use it for hourly or daily forecasts.\n- Current conditions - It's free")
     assert p.frontmatter["version"] == "1.2.0"
     assert [(d.code, d.line) for d in p.diagnostics] == [("SK114", 3), ("SK016", 3)]
     assert "indent them under its key" in p.diagnostics[1].message
 
 
 def test_a_joined_value_keeps_the_other_retries_for_the_other_keys():
-    p = parse("---\nname: demo\ndescription: Use `bw`:\n- login: unlock\nlicense: see: LICENSE\n---\n")
-    assert p.frontmatter == {"name": "demo", "description": "Use `bw`: - login: unlock", "license": "see: LICENSE"}
+    p = parse("---\nname: demo\ndescription: Use `bw` to:\n- log in, unlock\nlicense: see: LICENSE\n---\n")
+    assert p.frontmatter == {"name": "demo", "description": "Use `bw` to: - log in, unlock", "license": "see: LICENSE"}
     assert [(d.code, d.line) for d in p.diagnostics][:2] == [("SK114", 3), ("SK110", 5)]
 
 
-@pytest.mark.parametrize("text", [
-    "tags:\n- a\n- b\n",                   # a block list at the start of the line is YAML's own
-    "description: d\n  indented: key\n",   # an indented line is YAML's to read
+@pytest.mark.parametrize("text, read", [
+    ("description: d\ntags:\n- a\n- b\n", {"tags": ["a", "b"]}),   # a block list at column 1 is YAML's own
+    ("显示名称: 天气\ndescription: Weather: forecasts\n", {"显示名称": "天气"}),   # a key YAML reads, not ASCII
+    ("description: Use for: balances\n作者: Bob\n", {"作者": "Bob"}),
+    ('description: Use for: balances\n"q": v\n', {"q": "v"}),          # a quoted key
+    ("description: Use for: balances\nauthor : me\n", {"author": "me"}),
 ])
-def test_what_yaml_reads_at_the_start_of_a_line_is_not_joined(text):
-    p = parse(f"---\nname: demo\n{text}---\n")
+def test_a_key_yaml_reads_at_the_start_of_a_line_ends_a_value(text, read):
+    """A review: the join took in every line up to the next ASCII key, so a key written otherwise
+    became text of the value before it ('weather 显示名称: 天气' as the name), even in frontmatters
+    the colons' retry read already.  The join runs only when the other retries do not read, and a
+    line YAML may read as a key ends a value.  (Each frontmatter here holds an unquoted ': ', so the
+    retries run.)"""
+    p = parse(f"---\nname: weather\n{text}license: see: LICENSE\n---\n")
+    assert p.frontmatter["name"] == "weather" and {k: p.frontmatter[k] for k in read} == read
     assert "SK114" not in codes(p)
+
+
+def test_a_value_granting_tools_is_never_joined():
+    """A review: 'allowed-tools: Read' then '- Bash(curl *)' was read as the tools Read, '-' and
+    Bash(curl *): only prose values are joined; this stays a YAML error."""
+    p = parse("---\nname: demo\ndescription: d\nallowed-tools: Read\n- Bash(curl *)\n---\n")
+    assert p.fatal and codes(p) == ["SK103"]
 
 
 def test_a_value_holding_a_comment_is_not_joined():
@@ -416,11 +432,12 @@ def test_a_value_over_lines_holding_a_colon_is_read_as_one_value():
     assert [(d.code, d.line) for d in p.diagnostics] == [("SK110", 3), ("SK016", 3)]
 
 
-def test_headings_inside_a_value_at_the_start_of_a_line_are_its_text():
-    p = parse("---\nname: demo\ndescription: Grove CLI guide\n\n## Ideas\nIt builds apps.\n# a comment\n"
-              "version: '1'\n---\n")
-    assert p.frontmatter == {"name": "demo", "description": "Grove CLI guide\n## Ideas It builds apps.", "version": "1"}
-    assert [d.code for d in p.diagnostics] == ["SK114", "SK016"]
+@pytest.mark.parametrize("comment", ["# TODO: remove secret", "## Ideas", "  # indented"])
+def test_a_comment_line_ends_a_value_as_yaml_reads_it(comment: str):
+    """A review: a comment line between a value's lines was published as text of the value, shown to
+    every model.  It ends the value, as YAML reads it; text after it at column 1 stays an error."""
+    p = parse(f"---\nname: demo\ndescription: Does X\n{comment}\nUse when Y.\n---\n")
+    assert p.fatal and codes(p) == ["SK103"]
 
 
 @pytest.mark.parametrize("text, line, said", [
@@ -689,3 +706,13 @@ def test_a_binary_value_where_text_is_wanted_is_called_binary_data():
     p = parse("---\nname: demo\ndescription: !!binary aGVsbG8=\n---\n")
     said = next(d for d in p.diagnostics if d.code == "SK111")
     assert "is binary data in YAML 1.1" in said.message and p.frontmatter["description"] == "aGVsbG8="
+
+
+def test_a_surrogate_pair_read_by_pyyaml_own_reader_is_no_traceback(monkeypatch):
+    """A review: where PyYAML has no libyaml (its pure-Python reader, the module's fallback), JSON's
+    pair escape is read as two lone surrogates, and counting the description's UTF-16 units raised."""
+    import yaml
+    monkeypatch.setattr(frontmatter, "_Loader", yaml.SafeLoader)
+    p = parse('---\nname: demo\ndescription: "Stars \\uD83D\\uDD2D"\n---\n')
+    assert p.frontmatter["description"] == "Stars \ud83d\udd2d"
+    assert not p.fatal
