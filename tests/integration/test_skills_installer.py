@@ -126,9 +126,10 @@ def test_a_file_name_the_installer_cannot_fetch_leaves_only_its_skill_out_of_the
 
 def test_the_index_lists_no_skill_the_installer_skips_for_its_strict_yaml(tmp_path):
     """npx skills reads frontmatter strictly, with YAML 1.2: an unquoted ': ', a key written twice,
-    ``name: 123``, no name, a first line other than '---' or a line starting '---' inside, a
-    description over 1,024 UTF-16 units make it skip the skill silently.  skillsite reads them
-    leniently, and leaves them out of the index with SK016, so the index lists what the installer offers."""
+    ``name: 123``, no name, a first line other than '---', a description over 1,024 UTF-16 units
+    make it skip the skill silently.  skillsite reads them leniently, and leaves them out of the
+    index with SK016, so the index lists what the installer offers.  A line starting '---' inside
+    ends the frontmatter for both (here before the description: the skill is left out, SK201, and SK115 says so)."""
     reason = skills_installer.unavailable_reason()
     if reason:
         pytest.skip(reason)
@@ -146,7 +147,8 @@ def test_the_index_lists_no_skill_the_installer_skips_for_its_strict_yaml(tmp_pa
     (tmp_path / "src/spaces/SKILL.md").write_text("---  \nname: spaces\ndescription: d\n---\n# x\n", encoding="utf-8")
     result = build([tmp_path / "src"], tmp_path / "site", keep_going=True)
     assert sorted(d.path.split("/")[-2] for d in result.diagnostics if d.code == "SK016") == [
-        "colon", "dashes", "date", "emoji", "noname", "number", "spaces", "twice"]
+        "colon", "date", "emoji", "noname", "number", "spaces", "twice"]
+    assert sorted(d.code for d in result.diagnostics if d.path.split("/")[-2] == "dashes") == ["SK115", "SK201"]
     index = json.loads((tmp_path / "site/.well-known/agent-skills/index.json").read_text())
     assert sorted(s["name"] for s in index["skills"]) == ["456", "crlf", "meta", "plain", "tagged"]
     base, stop = serve_folder(tmp_path / "site")
