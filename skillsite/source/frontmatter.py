@@ -604,9 +604,11 @@ def _value_end(lines: list[str], number: int) -> int:
 def _join_code(texts: list[str]) -> str | None:
     """Why a value written over ``texts`` (its first line's text, then the lines after it) is read
     joined: SK114 when a line after the first starts at column 1, SK110 when one holds ``: ``;
-    None when YAML reads it as it is, when a comment follows text on a line, or a line is
-    indented with a tab."""
-    if any(_COMMENT_START.search(text.strip()) or text.startswith("\t") for text in texts):
+    None when YAML reads it as it is, when a comment follows text on a line, a line is indented
+    with a tab, or one holds a line break YAML reads and agents' readers may not (a lone CR,
+    U+2028: ``allowed-tools:\rBash`` is a key to npx skills, and joined it would hide from every check)."""
+    if any(_COMMENT_START.search(text.strip()) or text.startswith("\t") or _YAML_ONLY_BREAKS.search(text)
+           for text in texts):
         return None
     if any(text.strip() and text[0] not in " \t" for text in texts[1:]):
         return "SK114"
@@ -649,7 +651,24 @@ def _with_hints_quoted(lines: list[str], failure: yaml.YAMLError
             failure = exc
         if pairs is not None and (inside := pairs.placed(failure, before)) is not None:
             return inside, before   # a fault inside the value just read: said in the text as written
-    return failure, composed
+    return _said_out_of_readings(failure, lines, composed), composed
+
+
+def _said_out_of_readings(failure: yaml.YAMLError, lines: list[str], text: str) -> yaml.YAMLError:
+    """``failure``, when the retries ran out at a value one more would have read (a value
+    starting with ``*``, a surrogate pair), with a word saying so: YAML's own message there
+    (an alias, an invalid escape) names no fault of the author's."""
+    mark = getattr(failure, "problem_mark", None)
+    if not isinstance(failure, yaml.MarkedYAMLError) or mark is None:
+        return failure
+    if 0 <= mark.line < len(lines) and _quoted_written(lines, mark.line, failure):
+        fix = "quote such values"
+    elif _pairs_read(text, failure) is not None:
+        fix = "write the characters themselves, not their escapes"
+    else:
+        return failure
+    return yaml.MarkedYAMLError(failure.context, failure.context_mark, f"{failure.problem} (the frontmatter was "
+                                f"read again for each such value, as many times as one may be; {fix})", mark)
 
 
 #: What libyaml says of a ``\u`` escape of a UTF-16 surrogate (and of one past U+10FFFF).

@@ -209,6 +209,30 @@ def test_a_key_yaml_reads_at_the_start_of_a_line_ends_a_value(text, read):
     assert "SK114" not in codes(p)
 
 
+@pytest.mark.parametrize("brk", ["\r", "\u2028", "\x85"])
+def test_a_key_behind_a_line_break_yaml_reads_is_never_joined(brk: str):
+    """A review: 'allowed-tools:\\rBash(curl *)' (a lone CR) is a key to npx skills' YAML reader,
+    which takes no lone CR for a line break; libyaml fails there, and the join made it text of the
+    description, so the grant reached agents and no check or audit rule.  No join: SK103, as before."""
+    p = parse(f"---\nname: demo\ndescription: d\nallowed-tools:{brk}Bash(curl *)\n---\nbody\n")
+    assert p.fatal and codes(p) == ["SK103"]
+
+
+@pytest.mark.parametrize("text, joined", [
+    ("description: Weather\n- Search\n作者: Bob\n", "Weather - Search"),   # a key not in ASCII ends it
+    ("description: Weather\n- Search\n# note\nmore\n", None),            # a comment line ends it
+])
+def test_where_a_joined_value_ends(text: str, joined: str | None):
+    """The join itself (no other retry reads these): a line YAML may read as a key, or a comment
+    line, ends the value; text after a comment stays a YAML error."""
+    p = parse(f"---\nname: demo\n{text}---\n")
+    if joined is None:
+        assert p.fatal and codes(p) == ["SK103"]
+    else:
+        assert p.frontmatter["description"] == joined and p.frontmatter["作者"] == "Bob"
+        assert codes(p)[0] == "SK114"
+
+
 def test_a_value_granting_tools_is_never_joined():
     """A review: 'allowed-tools: Read' then '- Bash(curl *)' was read as the tools Read, '-' and
     Bash(curl *): only prose values are joined; this stays a YAML error."""
@@ -716,3 +740,16 @@ def test_a_surrogate_pair_read_by_pyyaml_own_reader_is_no_traceback(monkeypatch)
     p = parse('---\nname: demo\ndescription: "Stars \\uD83D\\uDD2D"\n---\n')
     assert p.frontmatter["description"] == "Stars \ud83d\udd2d"
     assert not p.fatal
+
+
+@pytest.mark.parametrize("values, fix", [
+    ("".join(f'k{number}: "\\uD83D\\uDD2D"\n' for number in range(70)),
+     "write the characters themselves, not their escapes"),
+    ("paths:\n" + "  - *.md\n" * 70, "quote such values")])
+def test_a_value_past_the_retries_is_said_to_be_past_them(values: str, fix: str):
+    """A review: past the readings a frontmatter may have (70 values that need one each, after a 4 KB
+    description), a valid pair got libyaml's 'invalid Unicode character escape code' and nothing more."""
+    p = parse("---\nname: demo\ndescription: " + "word " * 800 + "\n" + values + "---\n")
+    assert p.fatal and codes(p) == ["SK103"]
+    assert p.diagnostics[0].message.endswith(f"(the frontmatter was read again for each such value, as many times "
+                                             f"as one may be; {fix})")
