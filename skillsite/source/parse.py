@@ -48,17 +48,20 @@ def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
     line ends, or None when the text does not open with a ``---`` line.  Raises
     :class:`FrontmatterError` when the frontmatter is never closed.
     """
-    return _split(split_skill_md(text))
+    return _split(split_skill_md(text), text)
 
 
-def _split(parts: SkillMdParts | None) -> tuple[str, int, str, int] | None:
-    """:func:`split_frontmatter`'s value of a SKILL.md's parts."""
+def _split(parts: SkillMdParts | None, text: str) -> tuple[str, int, str, int] | None:
+    """:func:`split_frontmatter`'s value of a SKILL.md's parts (of ``text``): the body's first
+    line as the file's line feeds count it, as every diagnostic of the body is counted (a U+2028
+    in the frontmatter is a line to ``str.splitlines``, and was counted one)."""
     if parts is None:
         return None
     if not parts.closed:
         raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a '---' line",
                                1, 1)
-    return parts.frontmatter.replace("\r\n", "\n"), 2, parts.body.replace("\r\n", "\n"), parts.body_line
+    body_line = text.count("\n", 0, len(text) - len(parts.body)) + 1
+    return parts.frontmatter.replace("\r\n", "\n"), 2, parts.body.replace("\r\n", "\n"), body_line
 
 
 #: How ``npx skills`` finds the frontmatter: a first line of exactly ``---``, up to the first
@@ -119,7 +122,7 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
     try:
         text = decode_skill_md(raw)
         parts = split_skill_md(text)
-        split = _split(parts)
+        split = _split(parts, text)
         if split is None:
             return failed("SK101", "no YAML frontmatter: the file must start with a '---' line", 1, 1)
         yaml_text, yaml_line, body, body_line = split

@@ -96,6 +96,13 @@ def test_dashes_and_white_space_alone_close_the_frontmatter_cleanly():
     assert p.body == "body\n" and codes(p) == []
 
 
+def test_the_body_starts_at_the_line_the_line_feeds_count():
+    """A review: after a U+2028 in the frontmatter (a line to str.splitlines, none to editors and to
+    the body's own count) every diagnostic of the body stood one line too far per U+2028."""
+    p = parse('---\nname: demo\ndescription: "a\u2028 b\u2028 c"\n---\nsee [x](missing.md)\n')
+    assert p.body_line == 5
+
+
 def test_a_line_of_dashes_closes_the_frontmatter_as_three_do():
     p = parse("---\nname: demo\ndescription: d\n-----\nbody\n")
     assert p.body == "body\n" and p.body_line == 5 and codes(p) == []
@@ -130,9 +137,10 @@ def split_line_by_line(text: str) -> tuple[str, int, str, int] | None | str:
     if end < 0:
         return "SK102"
     frontmatter = "".join(lines[1:end]).replace("\r\n", "\n")
-    if re.match(r"^-+\s*$", lines[end]):
-        return frontmatter, 2, "".join(lines[end + 1:]).replace("\r\n", "\n"), end + 2
-    return frontmatter, 2, "".join([lines[end][3:], *lines[end + 1:]]).replace("\r\n", "\n"), end + 1
+    if re.match(r"^-+\s*$", lines[end]):   # the body starts after the closing line, at the line feeds' count
+        return frontmatter, 2, "".join(lines[end + 1:]).replace("\r\n", "\n"), "".join(lines[:end + 1]).count("\n") + 1
+    return (frontmatter, 2, "".join([lines[end][3:], *lines[end + 1:]]).replace("\r\n", "\n"),
+            "".join(lines[:end]).count("\n") + 1)
 
 
 _LINE_TEXT = st.sampled_from(["---", "--- ", "---\t", " ---", "----", "-", "a: b", "", "é"])
