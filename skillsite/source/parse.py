@@ -53,14 +53,14 @@ def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
 
 def _split(parts: SkillMdParts | None, text: str) -> tuple[str, int, str, int] | None:
     """:func:`split_frontmatter`'s value of a SKILL.md's parts (of ``text``): the body's first
-    line as the file's line feeds count it, as every diagnostic of the body is counted (a U+2028
-    in the frontmatter is a line to ``str.splitlines``, and was counted one)."""
+    line as :func:`_line_of` counts it, as markdown-it counts the body's own (a U+2028 in the
+    frontmatter is a line to ``str.splitlines``, and was counted one)."""
     if parts is None:
         return None
     if not parts.closed:
         raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a '---' line",
                                1, 1)
-    body_line = text.count("\n", 0, len(text) - len(parts.body)) + 1
+    body_line = _line_of(text, len(text) - len(parts.body))
     return parts.frontmatter.replace("\r\n", "\n"), 2, parts.body.replace("\r\n", "\n"), body_line
 
 
@@ -87,14 +87,24 @@ def installer_fences(text: str, yaml_text: str, path: str) -> list[Diagnostic]:
     return []
 
 
+#: What ends a line for markdown-it and editors: LF, CRLF, or a carriage return alone.
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
+def _line_of(text: str, index: int) -> int:
+    """The 1-based line of ``text`` that offset ``index`` is on, counting LF, CRLF and a lone CR
+    as line ends (not U+2028 or a form feed, which ``str.splitlines`` counts too)."""
+    return len(_LINE_BREAK.findall(text, 0, index)) + 1
+
+
 def _text_after_fence(parts: SkillMdParts, text: str, path: str) -> Diagnostic:
     """SK115: the frontmatter's closing line holds more than ``---`` (read as the body's first
-    line), said at that line as the file's line feeds count it, as the frontmatter's diagnostics are."""
+    line), said at that line as :func:`_line_of` counts it, as the body's diagnostics are."""
     written = parts.after_fence.rstrip()
     shown = written if len(written) <= 60 else written[:57] + "..."
     return make("SK115", f"the line closing the frontmatter holds more than '---' ({shown!r}); read as the "
                          "frontmatter's end and the body's first line, as npx skills reads it (put the text on a "
-                         "line of its own)", path, text.count("\n", 0, len(text) - len(parts.body)) + 1, 4)
+                         "line of its own)", path, _line_of(text, len(text) - len(parts.body)), 4)
 
 
 def _size_diagnostics(raw: bytes, path: str, max_bytes: int) -> list[Diagnostic]:

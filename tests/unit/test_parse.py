@@ -137,10 +137,13 @@ def split_line_by_line(text: str) -> tuple[str, int, str, int] | None | str:
     if end < 0:
         return "SK102"
     frontmatter = "".join(lines[1:end]).replace("\r\n", "\n")
-    if re.match(r"^-+\s*$", lines[end]):   # the body starts after the closing line, at the line feeds' count
-        return frontmatter, 2, "".join(lines[end + 1:]).replace("\r\n", "\n"), "".join(lines[:end + 1]).count("\n") + 1
+    def line_ends(text: str) -> int:   # LF, CRLF, a lone CR: as markdown-it counts the body's lines
+        return text.replace("\r\n", "\n").replace("\r", "\n").count("\n")
+
+    if re.match(r"^-+\s*$", lines[end]):   # the body starts after the closing line
+        return frontmatter, 2, "".join(lines[end + 1:]).replace("\r\n", "\n"), line_ends("".join(lines[:end + 1])) + 1
     return (frontmatter, 2, "".join([lines[end][3:], *lines[end + 1:]]).replace("\r\n", "\n"),
-            "".join(lines[:end]).count("\n") + 1)
+            line_ends("".join(lines[:end])) + 1)
 
 
 _LINE_TEXT = st.sampled_from(["---", "--- ", "---\t", " ---", "----", "-", "a: b", "", "é"])
