@@ -447,8 +447,8 @@ _KEY_OR_ITEM = re.compile(r"[ \t]+(?:-(?:[ \t]|$)|[^\s:]+:(?:[ \t]|$))")
 
 def _after_quoted_value(exc: yaml.YAMLError, text: str) -> bool:
     """Whether YAML failed at an indented line of text (no key, no list item) right after a
-    top-level key's value quoted whole on its line (``description: "Fortune Teller."`` then ``  算命娱乐。...``): the author
-    went on writing the value past its closing quote."""
+    top-level key's value quoted whole on its line (``description: "Fortune Teller."`` then
+    ``  算命娱乐。...``): the author went on writing the value past its closing quote."""
     mark = getattr(exc, "problem_mark", None)
     if mark is None or not (getattr(exc, "problem", None) or "").startswith("did not find expected key"):
         return False
@@ -547,9 +547,9 @@ _JOINED_KEYS = ("description", "when_to_use", "compatibility", "license")
 #: A top-level prose key whose plain value starts on its own line (not quoted, a flow list or
 #: mapping, a block scalar, an anchor, a tag or a comment): text that may go on over the lines after it.
 _PLAIN_VALUE_LINE = re.compile(r"^((?:%s):[ \t]+)([^'\"\[{|>&!%%@`#\s].*)$" % "|".join(_JOINED_KEYS))
-#: A line at the start of which YAML may read something of its own: a document marker, a key
-#: (any text holding ': ' or ending with ':', a quoted one, '? '), or a comment.
-_OWN_LINE = re.compile(r"^(?:---|\.\.\.|\?(?:[ \t]|\r?$)|[\"'#]|[^\n]*?:(?:[ \t]|\r?$))")
+#: How a line at the start of which YAML may read something of its own starts: a document marker,
+#: a quoted key, '? ', a comment (or it holds a colon YAML reads as a key's: :data:`_COLON_SPACE`).
+_OWN_LINE_START = re.compile(r"^(?:---|\.\.\.|\?(?:[ \t]|\r?$)|[\"'#])")
 
 
 class _Joined(NamedTuple):
@@ -568,7 +568,7 @@ def _join_continuations(text: str) -> tuple[str, list[_Joined]]:
     ``- Search``), where YAML reads a new key, or lines that hold ``: ``, which YAML reads as a
     mapping inside the value (the colons' retry quotes a value on one line).  The value ends
     before a line that starts at column 1 with anything YAML may read as its own (a key, a
-    document marker: :data:`_OWN_LINE`) and before any comment line; blank lines stay line breaks,
+    document marker: :func:`_own_line`) and before any comment line; blank lines stay line breaks,
     as in a plain value; a value holding a comment after its text (`` #``), or a line indented
     with a tab (YAML refuses it: a key, most likely, written with a tab), is left as it is.  Each
     line keeps its number."""
@@ -589,16 +589,22 @@ def _join_continuations(text: str) -> tuple[str, list[_Joined]]:
 
 def _value_end(lines: list[str], number: int) -> int:
     """The last line of the top-level value whose key is on line ``number``: the last one holding
-    text before a comment line or a line YAML may read as its own at column 1 (:data:`_OWN_LINE`)."""
+    text before a comment line or a line YAML may read as its own at column 1 (:func:`_own_line`)."""
     last = number
     for index in range(number + 1, len(lines)):
         line = lines[index]
         if not line.strip():
             continue
-        if line.lstrip().startswith("#") or line[0] not in " \t" and _OWN_LINE.match(line):
+        if line.lstrip().startswith("#") or line[0] not in " \t" and _own_line(line):
             break
         last = index
     return last
+
+
+def _own_line(line: str) -> bool:
+    """Whether YAML may read something of its own at the start of ``line``: a document marker, a
+    key (any text holding ': ' or ending with ':', a quoted one, '? '), a comment."""
+    return _OWN_LINE_START.match(line) is not None or _COLON_SPACE.search(line) is not None
 
 
 def _join_code(texts: list[str]) -> str | None:
@@ -756,12 +762,15 @@ def _written_message(line: str) -> str:
     return f"'{line}' is not valid YAML; kept as the text written, as Claude Code shows it (quote it to silence this)"
 
 
+#: What SK110 says of a value holding ': ' (on one line, or over several).
+_UNQUOTED_COLON_SAID = "contains ': ' without quotes; read as a string (quote the value to silence this)"
+
+
 def _joined_diagnostics(joined: list[_Joined], path: str, line_offset: int) -> list[Diagnostic]:
     """SK114 or SK110 at the key line of each value read joined over its lines (:func:`_join_continuations`)."""
     messages = {"SK114": "this value goes on over lines that start at column 1, where YAML reads a new key; read as "
                          "one value, as if quoted (indent its lines under its key, or quote it, to silence this)",
-                "SK110": "value written over several lines contains ': ' without quotes; read as a string (quote the "
-                         "value to silence this)"}
+                "SK110": f"value written over several lines {_UNQUOTED_COLON_SAID}"}
     return [make(value.code, messages[value.code], path, value.first + 1 + line_offset, 1) for value in joined]
 
 
@@ -774,7 +783,7 @@ def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | No
     except yaml.YAMLError as exc:
         node, retried, fixed_lines, bracketed, joined = _retried(text, exc, line_offset)
     said = _joined_diagnostics(joined, path, line_offset)
-    said += [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to silence this)",
+    said += [make("SK110", f"value {_UNQUOTED_COLON_SAID}",
                  path, number + 1 + line_offset, 1) for number in fixed_lines]
     written = text.split("\n")
     said += [make("SK111", _written_message(written[number].rstrip()), path, number + 1 + line_offset, 1)

@@ -3,9 +3,8 @@
 The frontmatter is found line by line (an opening ``---`` with optional trailing spaces,
 after an optional BOM, with LF or CRLF, up to the next line that starts with ``---``), never by
 splitting on ``---``; see :func:`skillsite.agent.skill_md.split_skill_md`, the rule the loader
-uses too.  Bad input
-never raises: it becomes a :class:`~skillsite.models.ParsedSkill` without frontmatter and a
-diagnostic saying why.
+uses too.  Bad input never raises: it becomes a :class:`~skillsite.models.ParsedSkill` without
+frontmatter and a diagnostic saying why.
 """
 from __future__ import annotations
 
@@ -97,14 +96,14 @@ def _line_of(text: str, index: int) -> int:
     return len(_LINE_BREAK.findall(text, 0, index)) + 1
 
 
-def _text_after_fence(parts: SkillMdParts, text: str, path: str) -> Diagnostic:
-    """SK115: the frontmatter's closing line holds more than ``---`` (read as the body's first
-    line), said at that line as :func:`_line_of` counts it, as the body's diagnostics are."""
+def _text_after_fence(parts: SkillMdParts, body_line: int, path: str) -> Diagnostic:
+    """SK115: the frontmatter's closing line holds more than ``---``: read as the body's first
+    line, ``body_line``, where it is said."""
     written = parts.after_fence.rstrip()
     shown = written if len(written) <= 60 else written[:57] + "..."
     return make("SK115", f"the line closing the frontmatter holds more than '---' ({shown!r}); read as the "
                          "frontmatter's end and the body's first line, as npx skills reads it (put the text on a "
-                         "line of its own)", path, _line_of(text, len(text) - len(parts.body)), 4)
+                         "line of its own)", path, body_line, 4)
 
 
 def _size_diagnostics(raw: bytes, path: str, max_bytes: int) -> list[Diagnostic]:
@@ -142,7 +141,7 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
     if not any(d.code == "SK016" for d in yaml_diags):
         yaml_diags += installer_fences(text, yaml_text, path)
     if parts is not None and parts.after_fence:
-        yaml_diags.append(_text_after_fence(parts, text, path))
+        yaml_diags.append(_text_after_fence(parts, body_line, path))
     return ParsedSkill(source, data, key_lines, body, body_line, raw, (*diags, *yaml_diags))
 
 

@@ -47,6 +47,7 @@ def known_keys(profile: str) -> frozenset[str]:
 _SAID_EMPTY = frozenset({"name", "description", "priority"})
 
 
+@lru_cache(maxsize=None)
 def read_as_unwritten_when_empty(profile: str) -> frozenset[str]:
     """The top-level keys that read as not written when written with nothing (a YAML null:
     ``triggers:``; SK234, a warning, as Claude Code reads it, and as the specification's guide for
