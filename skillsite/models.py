@@ -78,6 +78,9 @@ class ParsedSkill:
     body_line: int                       # file line where the body starts (1-based)
     raw: bytes
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: the file column of the body's first character: 4 when it starts on the frontmatter's
+    #: closing line, after its ``---`` (SK115), else 1
+    body_column: int = 1
 
     @property
     def fatal(self) -> bool:

@@ -141,11 +141,11 @@ def body_diagnostics(parsed: ParsedSkill) -> list[Diagnostic]:
     lines = parsed.body.count("\n") + (0 if parsed.body.endswith("\n") or not parsed.body else 1)
     if lines > MAX_BODY_LINES:
         diags.append(make("SK301", f"body is {lines} lines; keep it under {MAX_BODY_LINES} and move detail "
-                                   "into references/", path, parsed.body_line, 1))
+                                   "into references/", path, parsed.body_line, parsed.body_column))
     tokens = estimate_tokens(parsed.body)
     if tokens > MAX_BODY_TOKENS:
         diags.append(make("SK302", f"body is about {tokens:,} tokens; keep it under about {MAX_BODY_TOKENS:,}",
-                          path, parsed.body_line, 1))
+                          path, parsed.body_line, parsed.body_column))
     return diags
 
 

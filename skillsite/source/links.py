@@ -386,6 +386,7 @@ def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]], k
             folder = _SkillFolder(parsed.source, skill_dirs, knowledge_dir, _declared_links(parsed, knowledge_dir))
         problem = _target_problem(target, is_link, folder)
         if problem is not None:
+            col += parsed.body_column - 1 if offset == 0 else 0   # the body's first line may start after '---'
             diags.append(make(problem[0], problem[1], parsed.source.display_path, parsed.body_line + offset, col))
             if problem[0] == "SK303":
                 missing.append((target, is_link, diags[-1].line, col))

@@ -89,6 +89,9 @@ def installer_fences(text: str, yaml_text: str, path: str) -> list[Diagnostic]:
 #: What ends a line for markdown-it and editors: LF, CRLF, or a carriage return alone.
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 
+#: The file column of the text after a closing ``---`` (SK115): where the body's first line starts.
+AFTER_FENCE_COLUMN = len("---") + 1
+
 
 def _line_of(text: str, index: int) -> int:
     """The 1-based line of ``text`` that offset ``index`` is on, counting LF, CRLF and a lone CR
@@ -103,7 +106,7 @@ def _text_after_fence(parts: SkillMdParts, body_line: int, path: str) -> Diagnos
     shown = written if len(written) <= 60 else written[:57] + "..."
     return make("SK115", f"the line closing the frontmatter holds more than '---' ({shown!r}); read as the "
                          "frontmatter's end and the body's first line, as npx skills reads it (put the text on a "
-                         "line of its own)", path, body_line, 4)
+                         "line of its own)", path, body_line, AFTER_FENCE_COLUMN)
 
 
 def _size_diagnostics(raw: bytes, path: str, max_bytes: int) -> list[Diagnostic]:
@@ -142,7 +145,8 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
         yaml_diags += installer_fences(text, yaml_text, path)
     if parts is not None and parts.after_fence:
         yaml_diags.append(_text_after_fence(parts, body_line, path))
-    return ParsedSkill(source, data, key_lines, body, body_line, raw, (*diags, *yaml_diags))
+    body_column = AFTER_FENCE_COLUMN if parts is not None and parts.after_fence else 1
+    return ParsedSkill(source, data, key_lines, body, body_line, raw, (*diags, *yaml_diags), body_column)
 
 
 def parse_skill(source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedSkill:

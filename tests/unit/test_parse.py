@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from skillsite.loader import frontmatter_end
 from skillsite.models import SourceFile
 from skillsite.source import frontmatter
+from skillsite.source.checks import body_diagnostics
+from skillsite.source.links import link_diagnostics
 from skillsite.source.parse import FrontmatterError, parse_skill_bytes, read_limited, split_frontmatter
 
 
@@ -764,3 +766,14 @@ def test_a_value_past_the_retries_is_said_to_be_past_them(values: str, fix: str)
     assert p.fatal and codes(p) == ["SK103"]
     assert p.diagnostics[0].message.endswith(f"(the frontmatter was read again for each such value, as many times "
                                              f"as one may be; {fix})")
+
+
+def test_a_body_starting_on_the_closing_line_is_said_at_the_file_s_columns():
+    """The body's first line starts after the closing '---' (SK115): a link of it was said three
+    columns to the left of where the file holds it."""
+    p = parse("---\nname: demo\ndescription: d\n---See [x](missing.md).\n[y](gone.md)\n")
+    assert p.body_column == 4 and parse("---\nname: demo\ndescription: d\n---\nbody\n").body_column == 1
+    said = [(d.code, d.line, d.col) for d in link_diagnostics(p, frozenset())]
+    assert said == [("SK303", 4, 8), ("SK303", 5, 1)]
+    long = parse("---\nname: demo\ndescription: d\n---# Title\n" + "line\n" * 600)
+    assert [(d.code, d.line, d.col) for d in body_diagnostics(long)] == [("SK301", 4, 4)]
