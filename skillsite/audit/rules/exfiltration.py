@@ -110,6 +110,11 @@ _CURL_SOURCE = r"\b(?:curl|wget|http|https|xh|aria2c)\b[^\n]*"
 _CURL_DATA = re.compile(r"[\s\"'](?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
 
 
+#: A character of the sentence words about sending stand in: a dot only inside a word (a path,
+#: ``~/.aws/credentials``, a file or host name), not one ending the sentence.
+_IN_SENTENCE = r"(?:[^.\n]|\.(?=\S))"
+
+
 class _Source(NamedTuple):
     """A pattern of network sends, and whether it is prose: words about sending data ("post the
     file to the endpoint"), not a command or a call."""
@@ -131,8 +136,9 @@ _SEND_SOURCES = (
             r"smtplib\.SMTP|ftplib\.FTP|nslookup\s[^\n]{0,500}\$\(|dig\s[^\n]{0,500}\$\(|Net\.WebClient\b)|/dev/tcp/"),
     _Source(r"discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/|webhook\.site|requestbin|pipedream\.net|"
             r"ngrok(?:-free)?\.(?:io|app)|interact\.sh|burpcollaborator|\boast\.\w+"),
-    _Source(r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b[^.\n]{0,100}\bto\b"
-            r"[^.\n]{0,40}(?:https?://|webhook|endpoint|server|remote\s+host|collector)", prose=True),
+    _Source(r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b"
+            rf"{_IN_SENTENCE}{{0,100}}\bto\b{_IN_SENTENCE}{{0,40}}"
+            r"(?:https?://|webhook|endpoint|server|remote\s+host|collector)", prose=True),
 )
 
 
