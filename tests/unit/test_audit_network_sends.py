@@ -16,7 +16,7 @@ from skillsite.audit.text import make_document
 
 #: The sends as they were written and searched (case-insensitively, in the folded text).
 BEFORE = (
-    r"\b(?:curl|wget|http|https|xh|aria2c)\b[^\n]*",
+    r"\b(?:curl|wget|https?(?![:/-])|xh|aria2c)\b[^\n]*",
     r"\brequests\.(?:post|put|patch|get|request)\s*\(|\bhttpx\.(?:post|put|get|Client|AsyncClient)\b|"
     r"\burllib\.request\b|\burlopen\s*\(|\bhttp\.client\.HTTPS?Connection\b|\baiohttp\.ClientSession\b|"
     r"\bfetch\s*\(|\baxios(?:\.\w+)?\s*\(|\bXMLHttpRequest\b|\bnavigator\.sendBeacon\b|\bhttps?\.request\s*\(",

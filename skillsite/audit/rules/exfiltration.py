@@ -104,7 +104,12 @@ _SSH_USE = re.compile(r"\bssh-(?:keygen|add|copy-id)\b|\bchmod\b|\bssh\s+(?:-\w+
                       r"\bscp\s+-i\b|GIT_SSH_COMMAND", re.IGNORECASE)
 _LOCAL = re.compile(r"^(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1)$", re.IGNORECASE)
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s\"'`<>)\]:]+)", re.IGNORECASE)
-_CURL_SOURCE = r"\b(?:curl|wget|http|https|xh|aria2c)\b[^\n]*"
+#: httpie's ``http`` and ``https`` never before ``:`` or ``/`` (a URL's scheme: ``https://``,
+#: ``HTTP/1.1``) nor ``-`` (``http-server``); whether they are run is read after (:func:`_httpie_run`).
+_CURL_WORDS = r"\b(?:curl|wget|https?(?![:/-])|xh|aria2c)\b"
+_CURL_SOURCE = _CURL_WORDS + r"[^\n]*"
+#: The words alone: where a line's ``http`` is not run, the next of them on the line is looked for.
+_CURL_WORD = re.compile(_CURL_WORDS, re.IGNORECASE)
 #: An option of curl or wget that sends data: after white space, or quoted as an item of the argument
 #: list a script runs (``subprocess.run(["curl", "-d", key, url])``, ``execFile("curl", ["-F", ...])``).
 _CURL_DATA = re.compile(r"[\s\"'](?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
@@ -188,16 +193,93 @@ def _carries(doc: Document, curl: bool, match: re.Match[str]) -> bool:
     return piped or _CURL_DATA.search(match.group()) is not None or _CARRIES.search(match.group()) is not None
 
 
+#: How much of its line before httpie's word is read to tell whether it is run (its last word, a
+#: prompt), and after it for its options and URL: so a line of thousands of ``http`` words is read in
+#: pieces, not once from each.
+_BEFORE_REACH, _AFTER_REACH = 80, 400
+#: A prompt a documentation page shows a command after (``$ http ...``).
+_PROMPT = re.compile(r"[^\S\n]*[$%][^\S\n]+")
+#: An opening bracket and a quote: httpie's word is the program of an argument list
+#: (``["http", ...]``, ``spawn("https", ...)``) or starts a command line run from a string.
+_PROGRAM_ITEM = re.compile(r"[\[(][^\S\n]*[\"']$")
+#: What httpie is given first: an option, a method, or the URL (``host``: ``api.example.com/x``,
+#: ``:3000`` for localhost, ``$URL``, ``https://...``).
+_HTTPIE_ARGUMENT = (r"-|(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b|"
+                    r"(?P<host>:[\d/]|[\w-]+(?:\.[\w-]+)+|localhost\b|\$|[a-z]+://)")
+#: httpie's word, its options (each maybe with a value), maybe a method, then the URL; or the program's
+#: item of an argument list and the next item, an option, a method or the URL, or an f-string's
+#: ``{`` (``["http", "POST", ...]``; ``("http", "https")`` is a tuple of schemes).
+_HTTPIE_TARGET = re.compile(
+    r"https?(?:[\"'][^\S\n]*,[^\S\n]*[fr]?[\"'](?:" + _HTTPIE_ARGUMENT + r"|\{)|"
+    r"(?:[^\S\n]+-[^\s\"']+(?:[^\S\n]+[^\s\"'-][^\s\"']*)?)*[^\S\n]+"
+    r"(?:(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[^\S\n]+)?[\"']?"
+    r"(?P<url>:[\d/]|[\w-]+(?:\.[\w-]+)+|localhost\b|\$|[a-z]+://))", re.IGNORECASE)
+
+
+def _httpie_run(text: str, start: int, end: int) -> bool:
+    """Whether httpie's ``http`` or ``https`` at ``start`` (its line ending at ``end``) is run on a
+    URL not of this machine: written in lower case, given an option, a method or a URL, where a
+    command starts (:func:`_runs_httpie`).  A word of prose ("HTTP 401", "http requests to
+    https://...") or of a URL is no command."""
+    if not text.startswith("http", start):
+        return False
+    target = _HTTPIE_TARGET.match(text, start, min(end, start + _AFTER_REACH))
+    if target is None:
+        return False
+    low = max(0, start - _BEFORE_REACH)
+    begin = text.rfind("\n", low, start) + 1 or low
+    if not _runs_httpie(text[begin:start], begin == 0 or text[begin - 1] == "\n"):
+        return False
+    host = target["host"] or target["url"]
+    return host is None or not (host.startswith(":") or host.lower() == "localhost" or _LOCAL.match(host))
+
+
+def _runs_httpie(before: str, line_start: bool) -> bool:
+    """Whether httpie's word after ``before`` (its line before it, from its start when ``line_start``)
+    is the command run: the program of an argument list, or a command as :func:`_env_not_run` reads
+    ``env`` (at the start of a line, maybe after a prompt, or after ``|``, ``;``, ``&&``, ``$(``,
+    sudo ...), but not an option's value (``--protocol http``)."""
+    if before.endswith(("\"", "'")):
+        return _PROGRAM_ITEM.search(before) is not None
+    prompt = _PROMPT.match(before) if line_start else None
+    before = before[prompt.end():] if prompt else before
+    if before and not before[-1].isspace():
+        return before[-1] in ";&|(`{!"  # else glued to a word: ``/x/https``, ``=http``
+    last = before.split()[-1:]
+    return not (last and last[0].startswith("-")) and not _env_not_run(before)
+
+
+def _command_send(text: str, search: re.Pattern[str], match: re.Match[str]) -> re.Match[str] | None:
+    """The match of a curl, wget or httpie command (:data:`_CURL_SOURCE`) that sends, at ``match`` or
+    later on its line: a curl or wget needs a URL or data (else it is prose), as does ``http.Get(``
+    (a library's call); httpie's word must be run (:func:`_httpie_run`), else the line is searched
+    on after it (``see the http docs | http POST ...``)."""
+    start, end = match.start(), match.end()
+    while True:
+        word = 5 if text[start + 4:start + 5].lower() == "s" else 4  # https or http (then no letter: \b)
+        httpie = text[start:start + 4].lower() == "http" and not text.startswith(".", start + word)
+        if not httpie or _httpie_run(text, start, end):
+            found = match if start == match.start() else search.match(text, start, end)
+            if found is None or not httpie and not (_URL.search(found.group()) or _CURL_DATA.search(found.group())):
+                return None
+            return found
+        later = _CURL_WORD.search(text, start + 4, end)
+        if later is None:
+            return None
+        start = later.start()
+
+
 def _sends(doc: Document) -> list[_Send]:
     """The network sends in a document, in order.  Words about sending are marked as carrying
     nothing, so in a script too they count only near the read: a script's log message ("sent 9
     POST requests to login endpoints") is no send of a store named in its pattern list."""
     found = []
     for number, (source, send) in enumerate(zip(_SEND_SOURCES, send_gates(), strict=True)):
-        for match in send.finditer(doc):
+        for each in send.finditer(doc):
+            match = _command_send(doc.folded, send.pattern, each) if number == 0 else each
+            if match is None:
+                continue
             text = match.group()
-            if number == 0 and not (_URL.search(text) or _CURL_DATA.search(text)):
-                continue  # a curl with neither a URL nor data is prose
             if _remote(text):
                 found.append(_Send(match.start(), not source.prose and _carries(doc, number == 0, match)))
     return sorted(found)
