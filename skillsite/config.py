@@ -81,7 +81,8 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, tuple[int, int]]]:
     """The mapping in a configuration file and the line of each key; ConfigError when unreadable."""
-    from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+    from skillsite.source.frontmatter import parse_frontmatter_text
+    from skillsite.source.frontmatter_yaml import FrontmatterError
 
     from skillsite.bounded import read_limited
 

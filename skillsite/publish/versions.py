@@ -38,7 +38,8 @@ from skillsite.publish.bundled_names import left_out
 from skillsite.publish.manifest import VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json, skill_dir_url
 from skillsite.publish.staging import Staging
 from skillsite.source.dependencies import CatalogNames, copy_aliases, declared_dependencies, release_dependencies
-from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+from skillsite.source.frontmatter import parse_frontmatter_text
+from skillsite.source.frontmatter_yaml import FrontmatterError
 from skillsite.source.git_history import ObjectReader, GitError
 from skillsite.source.parse import decode_skill_md, split_frontmatter
 from skillsite.source.discover import SKILL_FILES

@@ -16,7 +16,8 @@ from typing import AbstractSet, Any
 
 from skillsite.agent.entry import CODEX_POLICY
 from skillsite.diagnostics import Diagnostic, make
-from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+from skillsite.source.frontmatter import parse_frontmatter_text
+from skillsite.source.frontmatter_yaml import FrontmatterError
 from skillsite.bounded import read_limited
 from skillsite.source.schema import load_schema
 

@@ -14,7 +14,8 @@ from skillsite.agent.skill_md import SkillMdParts, split_skill_md
 from skillsite.bounded import read_limited
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
-from skillsite.source.frontmatter import FrontmatterError, not_listed, parse_frontmatter_text
+from skillsite.source.frontmatter import not_listed, parse_frontmatter_text
+from skillsite.source.frontmatter_yaml import FrontmatterError
 
 WARN_BYTES = 256 * 1024
 DEFAULT_MAX_BYTES = 1024 * 1024

@@ -25,7 +25,8 @@ from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, make, merge_diagnostics, sort_diagnostics
 from skillsite.models import CatalogReading, Skill, SourceFile
 from skillsite.source.discover import SKILL_FILES, _excluded, is_tool_folder
-from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+from skillsite.source.frontmatter import parse_frontmatter_text
+from skillsite.source.frontmatter_yaml import FrontmatterError
 from skillsite.source.git_history import (MAX_TREE_FILES, SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader,
                                           Repository, dirty_paths, first_parent_log, is_ancestor, open_repository,
                                           run_git, tags)

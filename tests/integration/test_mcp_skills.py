@@ -26,7 +26,7 @@ from skillsite.agent.catalog_format import offered_to_model
 from skillsite.agent.entry import ManifestEntry
 from skillsite.mcp.frontmatter import frontmatter_object
 from skillsite.mcp.skills import EXTENSION, LIMITS_META, MAX_BYTES, MAX_FILES, OMITTED_META, PAGE_SIZE
-from skillsite.source.frontmatter import FrontmatterError
+from skillsite.source.frontmatter_yaml import FrontmatterError
 from support import EXAMPLES, python312, run_async_in_thread, serve_folder
 
 mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pip install 'skillsite[mcp]'")
