@@ -13,7 +13,8 @@ from yaml.nodes import MappingNode, ScalarNode
 
 from skillsite.agent.skill_md import split_skill_md
 # The build's bounded YAML reading (node, depth and nesting limits, no tag constructed).
-from skillsite.source.frontmatter import BoundedBuilder, compose_leniently, nesting_too_deep
+from skillsite.source.frontmatter import BoundedBuilder, nesting_too_deep
+from skillsite.source.frontmatter_retries import compose_leniently
 from skillsite.source.frontmatter_yaml import FrontmatterError
 
 __all__ = ["FrontmatterError", "frontmatter_object"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from skillsite.loader import frontmatter_end
 from skillsite.models import SourceFile
-from skillsite.source import frontmatter
+from skillsite.source import frontmatter_retries
 from skillsite.source.checks import body_diagnostics
 from skillsite.source.links import link_diagnostics
 from skillsite.source.parse import FrontmatterError, parse_skill_bytes, read_limited, split_frontmatter
@@ -384,18 +384,19 @@ def test_a_short_frontmatter_gets_a_retry_for_each_item_starting_with_a_star():
     assert [d.line for d in p.diagnostics if d.code == "SK111"] == list(range(5, 13))
 
 
-@pytest.mark.parametrize("count, composed", [(20_000, 1 + frontmatter.MAX_BRACKETED_RETRIES), (50, 51)])
+@pytest.mark.parametrize("count, composed", [(20_000, 1 + frontmatter_retries.MAX_BRACKETED_RETRIES), (50, 51)])
 def test_a_frontmatter_is_retried_no_more_than_its_budget_allows(count: int, composed: int, monkeypatch):
     """Each retry composes the whole frontmatter again: a long one full of such items is retried
     only as often as RETRY_BUDGET_CHARS allows (at least MAX_BRACKETED_RETRIES times), then SK103
     at the first item left as written; a short one as often as it has such items."""
     calls = []
-    monkeypatch.setattr(frontmatter, "_compose", lambda text, real=frontmatter._compose: calls.append(1) or real(text))
+    monkeypatch.setattr(frontmatter_retries, "_compose",
+                        lambda text, real=frontmatter_retries._compose: calls.append(1) or real(text))
     items = "".join(f"  - *.e{number}\n" for number in range(count))
     p = parse(f"---\nname: demo\ndescription: d\npaths:\n{items}---\n")
     assert len(calls) == composed
     if count > 50:
-        first_left = 5 + frontmatter.MAX_BRACKETED_RETRIES
+        first_left = 5 + frontmatter_retries.MAX_BRACKETED_RETRIES
         assert p.fatal and [(d.code, d.line) for d in p.diagnostics] == [("SK103", first_left)]
     else:
         assert not p.fatal and len(p.frontmatter["paths"]) == count
@@ -749,7 +750,7 @@ def test_a_surrogate_pair_read_by_pyyaml_own_reader_is_no_traceback(monkeypatch)
     """A review: where PyYAML has no libyaml (its pure-Python reader, the module's fallback), JSON's
     pair escape is read as two lone surrogates, and counting the description's UTF-16 units raised."""
     import yaml
-    monkeypatch.setattr(frontmatter, "_Loader", yaml.SafeLoader)
+    monkeypatch.setattr(frontmatter_retries, "_Loader", yaml.SafeLoader)
     p = parse('---\nname: demo\ndescription: "Stars \\uD83D\\uDD2D"\n---\n')
     assert p.frontmatter["description"] == "Stars \ud83d\udd2d"
     assert not p.fatal

@@ -396,7 +396,7 @@ def test_a_plain_value_holding_a_colon_is_quoted_as_the_lazy_pattern_quoted_it()
     import random
     import re
 
-    from skillsite.source.frontmatter import _UNQUOTED_COLON_LINE, _colon_value, _quote_unquoted_colons
+    from skillsite.source.frontmatter_retries import _UNQUOTED_COLON_LINE, _colon_value, _quote_unquoted_colons
 
     lazy = re.compile(r"^(\s*(?:-\s+)?[A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&*!#%@`\s].*?: .*?)\s*$")
     rng = random.Random(1)
