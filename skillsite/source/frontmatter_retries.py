@@ -376,7 +376,7 @@ def _said_out_of_readings(failure: yaml.YAMLError, lines: list[str], text: str) 
         return failure
     if 0 <= mark.line < len(lines) and _quoted_written(lines, mark.line, failure):
         fix = "quote such values"
-    elif _pairs_read(text, failure) is not None:
+    elif _at_surrogate_escape(text, failure):   # one more reading would read its pair (or say it is alone)
         fix = "write the characters themselves, not their escapes"
     else:
         return failure
@@ -412,15 +412,22 @@ class _PairsRead(NamedTuple):
                                     getattr(failure, "problem", None), _mark_at(before, index))
 
 
+def _at_surrogate_escape(text: str, failure: yaml.YAMLError) -> bool:
+    """Whether YAML failed at a ``\\u`` escape of a surrogate in a double-quoted value of ``text``
+    (libyaml refuses each, and fails at the first): where :func:`_pairs_read` reads the value."""
+    start, mark = getattr(failure, "context_mark", None), getattr(failure, "problem_mark", None)
+    return getattr(failure, "problem", None) == _BAD_CODE and start is not None and mark is not None \
+        and char_at(text, start) == '"' and re.match(r"[dD][89a-fA-F]", text[mark.index:mark.index + 2]) is not None \
+        and text[mark.index - 2:mark.index] == "\\u"
+
+
 def _pairs_read(text: str, failure: yaml.YAMLError) -> _PairsRead | yaml.MarkedYAMLError | None:
     """When YAML failed at a ``\\u`` escape of a surrogate in a double-quoted value: ``text`` with
     that value's surrogate pairs read as the one character each stands for, as JavaScript's YAML
     readers read them, or the error of its first lone surrogate; None for any other failure."""
-    start, mark = getattr(failure, "context_mark", None), getattr(failure, "problem_mark", None)
-    if getattr(failure, "problem", None) != _BAD_CODE or start is None or mark is None \
-            or char_at(text, start) != '"' or not re.match(r"[dD][89a-fA-F]", text[mark.index:mark.index + 2]) \
-            or text[mark.index - 2:mark.index] != "\\u":
+    if not _at_surrogate_escape(text, failure):
         return None
+    start = failure.context_mark
     parts: list[str] = []
     written: list[int] = []
     at, end, closed = 0, len(text), False
