@@ -158,9 +158,39 @@ def windows_drive(path: str) -> bool:
     return _WINDOWS_DRIVE.match(path) is not None
 
 
+#: The names Windows reads as a device in every folder, with any extension (``nul.txt`` is ``NUL``),
+#: as Python 3.13's ``ntpath.isreserved`` lists them (the superscript ports are documented ones).
+WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
+                            | {port + n for port in ("COM", "LPT") for n in "123456789\u00b9\u00b2\u00b3"})
+
+
+def windows_name_problem(name: str) -> str | None:
+    """Why no Windows file system holds the path segment ``name`` as itself, or None: a ``:`` (a
+    drive, ``D:evil``, or a data stream, ``a.md:x``), a device name in any case and with any
+    extension (``CON``, ``nul.txt``, ``Com1.md``), or a last dot or space, which Windows drops."""
+    if ":" in name:
+        return "holds ':', which Windows reads as a drive or a file's data stream"
+    if name.endswith((".", " ")):
+        return "ends with a dot or a space, which Windows drops"
+    if name.partition(".")[0].rstrip(" ").upper() in WINDOWS_DEVICES:
+        return "is a Windows device name"
+    return None
+
+
+def path_problem(path: str) -> str | None:
+    """Why a relative ``/``-separated path cannot be written on every system (the first of its
+    segments :func:`windows_name_problem` refuses, named), or None: the build publishes no such
+    skill folder (SK019) or bundled file (SK020), and installers and the loader refuse one."""
+    for part in path.split("/"):
+        if part not in ("", ".", "..") and (why := windows_name_problem(part)) is not None:
+            return f"'{part}' {why}"
+    return None
+
+
 def safe_relpath(path: str, what: str) -> str:
-    """A normalised relative POSIX path, or UnsafePathError if it could escape its folder or
-    lead into a version-control folder (:func:`is_vcs_folder`)."""
+    """A normalised relative POSIX path, or UnsafePathError if it could escape its folder, lead
+    into a version-control folder (:func:`is_vcs_folder`) or name a file no Windows file system
+    holds as itself (:func:`path_problem`)."""
     if not isinstance(path, str) or not path or "\x00" in path or "\\" in path:
         raise UnsafePathError(f"{what} {path!r} is not a plain relative path")
     if not is_utf8_text(path):
@@ -172,6 +202,8 @@ def safe_relpath(path: str, what: str) -> str:
         raise UnsafePathError(f"{what} {path!r} escapes its folder")
     if any(is_vcs_folder(part) for part in parts):
         raise UnsafePathError(f"{what} {path!r} leads into a version-control folder (its hooks and config run code)")
+    if (problem := path_problem(path)) is not None:
+        raise UnsafePathError(f"{what} {path!r} cannot be written on every system: {problem}")
     return "/".join(parts)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from skillsite.agent.manifest_check import windows_drive
+from skillsite.agent.manifest_check import path_problem, windows_drive
 from skillsite.agent.spellings import one_spelling
 from skillsite.agent.xml_chars import xml_keeps
 from skillsite.diagnostics import Diagnostic, make
@@ -21,9 +21,10 @@ def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
     """Whether a skill's bundled file can be published: not in the place of a file the catalog
     writes in its folder (``reserved``, or its releases when it is ``versioned``), named as
     skill.xml can list it (else the fragment would name a file that is not there), and without a
-    backslash (the loader and installers refuse one in a path: a separator on Windows)."""
-    return (xml_keeps(path) and "\\" not in path and not windows_drive(path) and not is_reserved_path(path, reserved)
-            and not (versioned and is_versions_path(path)))
+    backslash, a ``:``, a Windows device name or a last dot or space in a part (:func:`path_problem`:
+    the loader and installers refuse them, as no Windows file system holds them as written)."""
+    return (xml_keeps(path) and "\\" not in path and not windows_drive(path) and path_problem(path) is None
+            and not is_reserved_path(path, reserved) and not (versioned and is_versions_path(path)))
 
 
 def spelling_twins(paths: Iterable[str]) -> dict[str, str]:
@@ -64,6 +65,9 @@ def unpublished(path: str, skill_md: str, twin_of: str | None = None) -> Diagnos
     if windows_drive(path):
         return make("SK020", f"bundled file '{path}' starts as a Windows drive does ('{path[:2]}'), which agents "
                              "refuse as an absolute path; not published", skill_md)
+    if (problem := path_problem(path)) is not None:
+        return make("SK020", f"bundled file '{path}' cannot be written on every system ({problem}); agents "
+                             "refuse it; not published", skill_md)
     return make("SK009", f"bundled file '{path}' has a name the catalog uses for its own pages; not published",
                 skill_md)
 

@@ -58,21 +58,48 @@ def test_budget_of_a_catalog_giving_a_path_that_leaves_it_is_one_line_not_a_trac
     assert result.output.count("\n") == 1 and "escapes its folder" in result.output
 
 
-def test_a_name_starting_as_a_windows_drive_is_never_published_and_a_colon_elsewhere_is(tmp_path: Path) -> None:
+def test_a_name_starting_as_a_windows_drive_or_holding_a_colon_elsewhere_is_never_published(tmp_path: Path) -> None:
     """The loader refused any path whose second character is ':' as absolute: '1:1 mapping.md' was
-    published and then refused by every agent.  Now only a drive letter and ':' ('Q:A') is
-    refused there, and the build publishes neither such a folder (SK019) nor such a file (SK020)."""
+    published and then refused by every agent.  Then only a drive letter and ':' ('Q:A') was
+    refused, and '1:1 mapping.md' installed: on Windows it is file '1' with a data stream.  Now
+    a ':' anywhere is refused, and the build publishes neither such a folder (SK019) nor such a
+    file (SK020)."""
     src, out = tmp_path / "src", tmp_path / "site"
     write_skill(src, "Q:A", name="qa", description="Say what qa does. Use when asked.")
     write_skill(src, "good", name="good", description="Say what good does. Use when asked.")
     (src / "good" / "1:1 mapping.md").write_text("one to one\n")
     (src / "good" / "c:notes.md").write_text("a drive's folder on Windows\n")
+    (src / "good" / "plain.md").write_text("plain\n")
     result = build([src], out, keep_going=True)
     assert result.ok and list(result.skipped) == ["Q:A"]
-    codes = sorted((d.code, d.path.split("/src/")[-1]) for d in result.diagnostics if d.code in ("SK019", "SK020"))
-    assert codes == [("SK019", "Q:A/SKILL.md"), ("SK020", "good/SKILL.md")]
+    said = sorted((d.code, d.message) for d in result.diagnostics if d.code in ("SK019", "SK020"))
+    assert [code for code, _ in said] == ["SK019", "SK020", "SK020"]
+    assert "bundled file '1:1 mapping.md' cannot be written on every system ('1:1 mapping.md' holds ':'" in said[1][1]
     catalog = Catalog.open(out)
-    assert [f["path"] for f in catalog.entry("good")["files"]] == ["1:1 mapping.md"]
-    assert catalog.resource("good", "1:1 mapping.md") == b"one to one\n"
+    assert [f["path"] for f in catalog.entry("good")["files"]] == ["plain.md"]
     catalog.install("good", tmp_path / "installed")
-    assert (tmp_path / "installed" / "1:1 mapping.md").read_text() == "one to one\n"
+    assert sorted(p.name for p in (tmp_path / "installed").iterdir()) == ["SKILL.md", "plain.md"]
+
+
+def test_a_windows_device_name_or_a_last_dot_is_never_published(tmp_path: Path) -> None:
+    """Agents refuse a path with a part Windows reads as a device (``nul.txt``) or whose last dot
+    or space it drops: the build published them, and every agent then refused the skill or its
+    install.  A hidden folder higher up, and hidden bundled files, are published."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    for folder in ("CON/tools", "trail.", ".claude/skills/good"):
+        write_skill(src, folder, name=folder.rsplit("/", 1)[-1].strip("."), description="Says what. Use when asked.")
+    good = src / ".claude" / "skills" / "good"
+    for name in ("nul.txt", "COM1.md", "a./b.md", "ok.md", ".env.example", "con-fig.md"):
+        (good / name).parent.mkdir(parents=True, exist_ok=True)
+        (good / name).write_text("x\n")
+    said = [(d.code, d.severity.value) for d in read_catalog([src]).diagnostics if d.code in ("SK019", "SK020")]
+    assert said == [("SK019", "error")] * 2
+    result = build([src], out, keep_going=True)
+    assert result.ok and sorted(result.skipped) == ["CON/tools", "trail."]
+    messages = sorted(d.message for d in result.diagnostics if d.code in ("SK019", "SK020"))
+    assert [m.split(" cannot")[0] for m in messages[:3]] == ["bundled file 'COM1.md'", "bundled file 'a./b.md'",
+                                                           "bundled file 'nul.txt'"]
+    assert "skill folder 'CON/tools' cannot be installed by agents: 'CON' is a Windows device name" in messages[3]
+    assert "skill folder 'trail.' cannot be installed by agents: 'trail.' ends with a dot or a space" in messages[4]
+    catalog = Catalog.open(out)
+    assert [f["path"] for f in catalog.entry(".claude/skills/good")["files"]] == [".env.example", "con-fig.md", "ok.md"]

@@ -94,8 +94,8 @@ def test_the_installer_reads_the_marketplace_of_a_site_folder(served_site):
     assert {"changelog", "version-bump", "prerelease"} <= set(skills_installer.listed_skill_names(output))
 
 
-@pytest.mark.parametrize("name", ["and-then..md", "tab\tname.md", "line\nbreak.md", "trailing.md "],
-                         ids=["two-dots", "tab", "line-feed", "trailing-space"])
+@pytest.mark.parametrize("name", ["and-then..md", "tab\tname.md", "line\nbreak.md"],
+                         ids=["two-dots", "tab", "line-feed"])  # a last space is never published (SK020)
 def test_a_file_name_the_installer_cannot_fetch_leaves_only_its_skill_out_of_the_legacy_index(tmp_path, name):
     """Installers refuse a whole v0.1 index when one file path holds '..' (every skill was lost),
     and Node's URL parser drops a tab or line end and a trailing space from the URL it joins (the
