@@ -24,7 +24,7 @@ from skillsite.agent.installed import (InstalledFolder, apart_of, changed_locall
 from skillsite.agent.lockfile import (Lock, LockedSkill, check_lock_writable, holds_lock, inside_lock_folder,
                                       leads_out_of_lock_folder, LockedFolders, lock_path_text, locked_id, read_lock,
                                       LockRecorder, resolve_locked_path, resolve_source, source_text)
-from skillsite.agent.manifest_check import safe_relpath
+from skillsite.agent.manifest_check import safe_relpath, skill_folder_problem
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import parse_version
 from skillsite.agent.spellings import one_spelling
@@ -208,7 +208,7 @@ class Installer:
             elif planned.id in locked and lock_path is not None:
                 where = resolve_locked_path(locked[planned.id].path, lock_path)
             else:
-                where = target.parent / safe_relpath(planned.id, "skill id").rsplit("/", 1)[-1]
+                where = target.parent / _dependency_folder(planned.id, root)
             keys = _folder_keys(where)
             clashes = [going_to[key] for key in keys if key in going_to]
             clash = list(out)[min(clashes)] if clashes else None  # the first of the plan, as pairwise comparing found
@@ -445,6 +445,17 @@ def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_pa
         raise DestinationExistsError(f"{lock_path} already records {skill_id} at {elsewhere}; pass overwrite=True to "
                                      f"record it at {target} instead (the folder at {elsewhere} is then left as it "
                                      "is, and no longer updated)")
+
+
+def _dependency_folder(skill_id: str, root: str) -> str:
+    """The folder name a dependency of ``root`` is installed in beside it (its id's last segment);
+    UnsafePathError, naming both and why, when an installer must not write it
+    (:func:`~skillsite.agent.manifest_check.skill_folder_problem`): the catalog chose it."""
+    problem = skill_folder_problem(skill_id)
+    if problem is not None:
+        raise UnsafePathError(f"dependency {skill_id!r} of {root} cannot be installed beside it: "
+                              f"{problem}; refusing it")
+    return safe_relpath(skill_id, "skill id").rsplit("/", 1)[-1]
 
 
 def _why_one_folder(first: Path, second: Path) -> str:

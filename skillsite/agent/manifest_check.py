@@ -187,6 +187,17 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+def skill_folder_problem(skill_id: str) -> str | None:
+    """Why a skill cannot be installed beside another in the folder its id names (its last
+    segment), or None: that name is hidden (``.ssh``, ``.github``, ``.config``: other programs
+    read such folders, and an installer's own temporary folders are hidden ones it removes), or
+    :func:`path_problem` refuses the id."""
+    name = skill_id.rsplit("/", 1)[-1]
+    if name.startswith("."):
+        return f"its folder '{name}' would be hidden (as .ssh or .github are, which other programs read)"
+    return path_problem(skill_id)
+
+
 def safe_relpath(path: str, what: str) -> str:
     """A normalised relative POSIX path, or UnsafePathError if it could escape its folder, lead
     into a version-control folder (:func:`is_vcs_folder`) or name a file no Windows file system

@@ -28,7 +28,7 @@ from skillsite.agent.budget import (SIMILAR_SCORE, ChangedPairs, ListedSkill, Si
 from skillsite.agent.catalog_format import prompt_rank
 from skillsite.agent.regex_safety import verdicts_kept
 from skillsite.agent.entry import Visibility, holding
-from skillsite.agent.manifest_check import path_problem, windows_drive
+from skillsite.agent.manifest_check import skill_folder_problem, windows_drive
 from skillsite.agent.xml_chars import xml_forbidden
 from skillsite.agent.site_urls import taken_name
 from skillsite.agent.spellings import one_spelling
@@ -859,8 +859,8 @@ def _unheld_id(src: SourceFile) -> Diagnostic | None:
     """SK018 when the skill's id (its folder's path) holds a character XML 1.0 forbids: its prompt
     fragment (skill.xml) could only name it otherwise than skills.json does; SK019 when it holds
     a backslash, which the loader and installers refuse in a path (Windows reads it as a
-    separator), or a part no Windows file system holds as written (:func:`path_problem`: a
-    ``:``, a device name, a last dot or space); else None."""
+    separator), or a name installers refuse as a skill's folder (:func:`skill_folder_problem`:
+    a hidden one, a ``:``, a Windows device name, a last dot or space); else None."""
     char = xml_forbidden(src.id)
     if char is not None:
         return make("SK018", f"skill folder '{src.id}' holds U+{ord(char):04X}, a character the skill's prompt "
@@ -872,7 +872,7 @@ def _unheld_id(src: SourceFile) -> Diagnostic | None:
     if windows_drive(src.id):
         return make("SK019", f"skill folder '{src.id}' starts as a Windows drive does ('{src.id[:2]}'), which "
                              "agents refuse as an absolute path; not published: rename the folder", src.display_path)
-    if (problem := path_problem(src.id)) is not None:
+    if (problem := skill_folder_problem(src.id)) is not None:
         return make("SK019", f"skill folder '{src.id}' cannot be installed by agents: {problem}; not published: "
                              "rename the folder", src.display_path)
     return None

@@ -81,25 +81,27 @@ def test_a_name_starting_as_a_windows_drive_or_holding_a_colon_elsewhere_is_neve
     assert sorted(p.name for p in (tmp_path / "installed").iterdir()) == ["SKILL.md", "plain.md"]
 
 
-def test_a_windows_device_name_or_a_last_dot_is_never_published(tmp_path: Path) -> None:
+def test_a_windows_device_name_a_last_dot_or_a_hidden_skill_folder_is_never_published(tmp_path: Path) -> None:
     """Agents refuse a path with a part Windows reads as a device (``nul.txt``) or whose last dot
-    or space it drops: the build published them, and every agent then refused the skill or its
-    install.  A hidden folder higher up, and hidden bundled files, are published."""
+    or space it drops, and installers a dependency's hidden folder (``.ssh``): the build
+    published them, and every agent then refused the skill or its install.  A hidden folder
+    higher up, and hidden bundled files, are published."""
     src, out = tmp_path / "src", tmp_path / "site"
-    for folder in ("CON/tools", "trail.", ".claude/skills/good"):
+    for folder in ("CON/tools", ".ssh", "x/.github", "trail.", ".claude/skills/good"):
         write_skill(src, folder, name=folder.rsplit("/", 1)[-1].strip("."), description="Says what. Use when asked.")
     good = src / ".claude" / "skills" / "good"
     for name in ("nul.txt", "COM1.md", "a./b.md", "ok.md", ".env.example", "con-fig.md"):
         (good / name).parent.mkdir(parents=True, exist_ok=True)
         (good / name).write_text("x\n")
     said = [(d.code, d.severity.value) for d in read_catalog([src]).diagnostics if d.code in ("SK019", "SK020")]
-    assert said == [("SK019", "error")] * 2
+    assert said == [("SK019", "error")] * 4
     result = build([src], out, keep_going=True)
-    assert result.ok and sorted(result.skipped) == ["CON/tools", "trail."]
+    assert result.ok and sorted(result.skipped) == [".ssh", "CON/tools", "trail.", "x/.github"]
     messages = sorted(d.message for d in result.diagnostics if d.code in ("SK019", "SK020"))
     assert [m.split(" cannot")[0] for m in messages[:3]] == ["bundled file 'COM1.md'", "bundled file 'a./b.md'",
                                                            "bundled file 'nul.txt'"]
-    assert "skill folder 'CON/tools' cannot be installed by agents: 'CON' is a Windows device name" in messages[3]
-    assert "skill folder 'trail.' cannot be installed by agents: 'trail.' ends with a dot or a space" in messages[4]
+    assert "skill folder '.ssh' cannot be installed by agents: its folder '.ssh' would be hidden" in messages[3]
+    assert "skill folder 'CON/tools' cannot be installed by agents: 'CON' is a Windows device name" in messages[4]
+    assert "skill folder 'trail.' cannot be installed by agents: 'trail.' ends with a dot or a space" in messages[5]
     catalog = Catalog.open(out)
     assert [f["path"] for f in catalog.entry(".claude/skills/good")["files"]] == [".env.example", "con-fig.md", "ok.md"]

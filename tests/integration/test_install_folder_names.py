@@ -55,6 +55,24 @@ def _install(tmp_path: Path, site: Path, lock: bool) -> tuple[int, str, Path]:
     return result.exit_code, result.output, project
 
 
+@pytest.mark.parametrize("lock", [False, True])
+@pytest.mark.parametrize("dependency_id, why", [
+    (".ssh", "its folder '.ssh' would be hidden"),
+    ("x/.github", "its folder '.github' would be hidden"),
+    ("x/.app.tmp-000000000000", "its folder '.app.tmp-000000000000' would be hidden"),
+    ("x/D:evil", "'D:evil' holds ':'"),
+    ("x/CON", "'CON' is a Windows device name"),
+    ("x/keys.", "'keys.' ends with a dot or a space"),
+])
+def test_a_dependency_s_folder_an_agent_does_not_own_is_refused_and_nothing_is_written(
+        tmp_path: Path, dependency_id: str, why: str, lock: bool) -> None:
+    """``app`` needing ``.ssh`` wrote ``.ssh/authorized_keys`` beside ``app`` (exit 0) and locked it."""
+    code, output, project = _install(tmp_path, _site(tmp_path, dependency_id), lock)
+    assert code != 0 and "Traceback" not in output
+    assert f"dependency {dependency_id!r} of app cannot be installed beside it" in output and why in output
+    assert list(project.iterdir()) == []
+
+
 @pytest.mark.parametrize("file_path", ["x/D:evil.md", "a/D:/evil.md", "scripts/nul.txt", "COM1.md", "a./b",
                                        "notes.md:hidden"])
 def test_a_bundled_file_no_windows_file_system_holds_is_refused_and_nothing_is_written(

@@ -1,6 +1,6 @@
 """The one rule the loader, the installers and the build share for the names of installed
 folders and files (skillsite.agent.manifest_check): no part a Windows file system reads as
-another file (a ':', a device name, a last dot or space)."""
+another file (a ':', a device name, a last dot or space), no dependency in a hidden folder."""
 from __future__ import annotations
 
 import ntpath
@@ -8,7 +8,8 @@ import ntpath
 import pytest
 
 from skillsite.agent.errors import UnsafePathError
-from skillsite.agent.manifest_check import path_problem, safe_relpath, windows_name_problem
+from skillsite.agent.manifest_check import (path_problem, safe_relpath, skill_folder_problem,
+                                            windows_name_problem)
 
 #: Ids real skills have (and folders a hidden one may hold): valid as installed folders everywhere.
 REAL_IDS = ["my-skill", "team/tools@2", "c++-style", "outils/clés", "a b/c d", ".claude/skills/pdf", "con-fig",
@@ -23,6 +24,11 @@ REAL_FILES = ["notes 100%.md", "résumé café.md", "a b/c d.md", ".env.example"
 def test_real_world_names_are_valid_paths(name: str) -> None:
     assert path_problem(name) is None
     assert safe_relpath(name, "bundled file") == name
+
+
+@pytest.mark.parametrize("skill_id", REAL_IDS)
+def test_real_world_ids_are_valid_skill_folders(skill_id: str) -> None:
+    assert skill_folder_problem(skill_id) is None
 
 
 @pytest.mark.parametrize("name", ["CON", "con", "Con.md", "nul.txt", "NUL.tar.gz", "aux", "PRN.json", "COM1",
@@ -54,3 +60,15 @@ def test_no_path_safe_relpath_accepts_restarts_a_windows_path_at_another_drive(p
         assert ntpath.commonpath([joined, base]) == base
     with pytest.raises(UnsafePathError):
         safe_relpath(path, "bundled file")
+
+
+@pytest.mark.parametrize("skill_id", [".ssh", "x/.github", ".config", "team/.vscode", "x/.alpha.tmp-000000000000"])
+def test_a_hidden_folder_is_no_dependency_s_folder(skill_id: str) -> None:
+    name = skill_id.rsplit("/", 1)[-1]
+    assert skill_folder_problem(skill_id) == f"its folder '{name}' would be hidden (as .ssh or .github are, " \
+                                             "which other programs read)"
+
+
+def test_a_skill_folder_is_refused_for_a_windows_name_anywhere_in_its_id() -> None:
+    assert skill_folder_problem("CON/tools") == "'CON' is a Windows device name"
+    assert skill_folder_problem(".hidden-parent/tools") is None
