@@ -53,13 +53,14 @@ class Target:
 @dataclass(frozen=True)
 class SignedCatalog:
     """What a verification accepted: the catalog's version, when its metadata expires, the keys
-    that sign it, the root version, and the files its targets pin."""
+    that sign it, the root version, the files its targets pin, and the snapshot's version."""
 
     version: int
     expires: datetime
     keys: tuple[PublicKey, ...]
     root_version: int
     targets: dict[str, Target]
+    snapshot_version: int = 0
 
     def check(self, path: str, data: bytes) -> None:
         """TrustError unless ``data`` is the file the targets pin at ``path``."""
@@ -416,7 +417,7 @@ def verify_metadata(get: Get, store: TrustStore, trusted: tuple[PublicKey, ...],
     store.pin(anchor, catalog, "keys" if trusted else "first use")
     expires = min(expiry(timestamp), expiry(snapshot), expiry(targets))
     return SignedCatalog(targets["version"], expires, _role_keys(root, "targets"), root["version"],
-                         _targets(v, targets))
+                         _targets(v, targets), snapshot["version"])
 
 
 def check_root_chain(roots: Mapping[int, bytes], where: str) -> None:

