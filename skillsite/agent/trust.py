@@ -35,6 +35,9 @@ TUF_DIR = "tuf/"
 ROLES = ("root", "timestamp", "snapshot", "targets")
 #: Root versions a client walks at most in one refresh (the TUF reference client's limit).
 MAX_ROOT_ROTATIONS = 256
+#: Signatures a metadata file carries at most: far above any role's keys, and at most as many
+#: verifications (a host's flood of signatures would otherwise cost one each).
+MAX_SIGNATURES = 1024
 PIN_FILE = "pin.json"
 INSTALL_HINT = "pip install 'skillsite[trust]'"
 
@@ -160,19 +163,23 @@ class _Verifier:
                   trusted: tuple[PublicKey, ...] = ()) -> None:
         """TrustError unless ``document`` carries valid signatures of at least ``threshold`` distinct
         keys of ``role`` in ``root`` and, with ``trusted`` keys, one of theirs (a root naming a
-        trusted key proves nothing: anyone can list a public key in a root they sign)."""
+        trusted key proves nothing: anyone can list a public key in a root they sign).  As
+        python-tuf: signatures are taken by key id, a document with two under one key id is
+        refused (``Metadata.from_dict``), and only the role's key ids are looked up
+        (``verify_delegate``); so a document costs at most one verification per key of the role,
+        however many signatures it carries (at most :data:`MAX_SIGNATURES`)."""
         try:
             spec = root["roles"][role]
             keys = {kid: PublicKey.from_tuf(root["keys"][kid]) for kid in spec["keyids"]}
             threshold = spec["threshold"]
         except (KeyError, TypeError):
             raise self.fail(f"the trusted root has no usable '{role}' role") from None
+        signatures = self.signatures(document, name)
         payload = self.payload(document["signed"], name)
         good: set[bytes] = set()
-        for signature in document["signatures"]:
-            keyid = signature.get("keyid") if isinstance(signature, dict) else None
-            key = keys.get(keyid) if isinstance(keyid, str) else None
-            if key is None or key.raw in good:
+        for keyid, key in keys.items():
+            signature = signatures.get(keyid)
+            if key is None or signature is None or key.raw in good:
                 continue
             try:
                 self.public_key_type.from_public_bytes(key.raw).verify(bytes.fromhex(signature["sig"]), payload)
@@ -187,6 +194,23 @@ class _Verifier:
         if trusted and not good & {k.raw for k in trusted}:
             raise self.fail(f"{name} lists a trusted key but carries no valid signature of one "
                             f"({', '.join(k.text for k in trusted)}): it was not signed by that key")
+
+    def signatures(self, document: dict[str, Any], name: str) -> dict[str, dict[str, Any]]:
+        """A document's signatures by key id (those without a text key id name no key and count for
+        none); TrustError for more than :data:`MAX_SIGNATURES`, or two under one key id."""
+        if len(document["signatures"]) > MAX_SIGNATURES:
+            raise self.fail(f"{name} carries {len(document['signatures'])} signatures, more than "
+                            f"{MAX_SIGNATURES}: refused unchecked")
+        found: dict[str, dict[str, Any]] = {}
+        for signature in document["signatures"]:
+            keyid = signature.get("keyid") if isinstance(signature, dict) else None
+            if not isinstance(keyid, str):
+                continue
+            if keyid in found:
+                raise self.fail(f"{name} carries two signatures under key id {keyid[:16]}...: refused (TUF "
+                                "metadata holds one signature per key id)")
+            found[keyid] = signature
+        return found
 
     def payload(self, signed: dict[str, Any], name: str) -> bytes:
         """The bytes a signature covers: the canonical JSON of ``signed`` (TrustError when it has
