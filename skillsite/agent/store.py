@@ -9,8 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
+import urllib.parse
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Mapping
@@ -56,8 +58,19 @@ class LoaderCache:
         return self.root / "catalogs" / hashlib.sha256(url.encode("utf-8")).hexdigest()[:32]
 
     def trust_folder(self, url: str) -> Path:
-        """Where the signed metadata accepted for the catalog at ``url`` is kept (:mod:`.trust`)."""
-        return self._slot(url) / "trust"
+        """Where the signed metadata accepted for the catalog at ``url`` is kept (:mod:`.trust`):
+        under the URL as :func:`same_catalog_url` spells it, so that no other spelling of it starts
+        trust anew.  A folder an earlier version kept under another spelling (the URL as given) is
+        moved there when there is none yet, and used where it is when it cannot be moved."""
+        folder = self._slot(same_catalog_url(url)) / "trust"
+        earlier = self._slot(url) / "trust"
+        if earlier != folder and not folder.exists() and earlier.is_dir():
+            try:
+                folder.parent.mkdir(parents=True, exist_ok=True)
+                earlier.rename(folder)
+            except OSError:
+                return earlier
+        return folder
 
     def _object(self, sha: str) -> Path:
         return self.root / "objects" / sha[:2] / sha
@@ -106,6 +119,55 @@ class LoaderCache:
     def _write(path: Path, data: bytes) -> None:
         """Atomic write; a cache that cannot be written is silently skipped."""
         write_atomically(path, lambda handle: handle.write(data))
+
+
+#: RFC 3986's unreserved characters: percent-encoded, they are the same URL (section 6.2.2.2).
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def same_catalog_url(url: str) -> str:
+    """``url`` spelt as RFC 3986's normalisation (section 6.2.2) spells it: scheme and host in
+    lower case, no default port, percent-escapes of unreserved characters decoded and the others
+    in upper case, no ``.`` or ``..`` segment; and no empty segment (``//``), as the loader's join
+    of every site file to the manifest's URL (``urllib.parse.urljoin``) drops them, so the signed
+    metadata of ``https://host//site/`` is read from ``https://host/site/tuf/``."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    netloc = parts.netloc.lower()
+    try:
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # a port that is no number: no URL the loader fetches
+        host, port = None, None
+    if host is not None:
+        userinfo = parts.netloc.rpartition("@")[0]
+        netloc = (userinfo + "@" if "@" in parts.netloc else "") + (f"[{host}]" if ":" in host else host)
+        netloc += f":{port}" if port is not None and port != _DEFAULT_PORTS.get(scheme) else ""
+    return urllib.parse.urlunsplit((scheme, netloc, _segments(_escapes(parts.path)), _escapes(parts.query), ""))
+
+
+def _escapes(text: str) -> str:
+    """Percent-escapes of unreserved characters decoded, the others' hex digits in upper case."""
+    def one(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else match.group(0).upper()
+    return re.sub(r"%([0-9A-Fa-f]{2})", one, text)
+
+
+def _segments(path: str) -> str:
+    """A path without ``.``, ``..`` or empty segments (RFC 3986, 5.2.4; urljoin's empty ones)."""
+    kept: list[str] = []
+    segments = path.split("/")
+    for segment in segments[1:-1]:
+        if segment == "..":
+            kept = kept[:-1]
+        elif segment not in ("", "."):
+            kept.append(segment)
+    last = segments[-1]
+    if last in (".", ".."):
+        kept = kept[:-1] if last == ".." else kept
+        last = ""
+    return "/" + "/".join([*kept, last]) if path.startswith("/") or kept else path
 
 
 def conditional_headers(meta: Mapping[str, Any] | None) -> dict[str, str]:

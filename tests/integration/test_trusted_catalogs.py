@@ -317,6 +317,25 @@ def test_trust_on_first_use_holds_across_processes(name: str, builds: Builds, ke
         assert skillsite("search", "review", "--catalog", url, cache=cache).returncode == 0
 
 
+def test_trust_on_first_use_holds_for_every_spelling_of_the_url(builds: Builds, keys: Keys, host: Host,
+                                                                 tmp_path: Path) -> None:
+    """The pin was kept under the URL's text: once the signed catalog was accepted at /live/, an
+    unsigned one was accepted at /./live/, //live/ or /%6cive/ (the same files on any host)."""
+    cache, signed, bare = tmp_path / "cache", tmp_path / "signed", tmp_path / "bare"
+    shutil.copytree(builds.v2, signed / "live")
+    shutil.copytree(unsigned(builds, tmp_path), bare / "live")
+    url = host.serve(signed)
+    assert Catalog.open(url + "live/", cache_dir=cache).signed is not None
+    host.serve(bare)
+    base = url.rstrip("/")
+    spellings = [f"{base}/live/", f"{base}/./live/", f"{base}//live/", f"{base}/%6cive/skills.json",
+                 f"{base}/x/../live/", "HTTP" + base[4:] + "/live/", f"{base}/live/%73kills.json"]
+    for spelt in spellings:
+        with pytest.raises(TrustError, match="not signed"):
+            Catalog.open(spelt, cache_dir=cache)
+    assert len(list(cache.glob("catalogs/*/trust"))) == 1
+
+
 def test_expired_metadata_kept_while_the_host_is_down_is_refused_for_what_it_is(builds: Builds, keys: Keys,
                                                                                  host: Host, tmp_path: Path) -> None:
     """Offline, a cached copy whose signed metadata expired was refused, then fetched anew, and
