@@ -68,8 +68,8 @@ class LoaderCache:
             try:
                 folder.parent.mkdir(parents=True, exist_ok=True)
                 earlier.rename(folder)
-            except OSError:
-                return earlier
+            except OSError:  # another process moved it first, or the cache cannot be written
+                return folder if folder.is_dir() else earlier
         return folder
 
     def _object(self, sha: str) -> Path:
