@@ -109,9 +109,11 @@ def normalised_lines(name: str, description: str, body: str) -> list[bytes]:
 def fingerprint(name: str, description: str, body: str, raw_sha: str) -> Fingerprint:
     """The fingerprint of a skill from its name, description, body and the sha256 of its SKILL.md."""
     lines = sorted({zlib.crc32(line) for line in normalised_lines(name, description, body)})
-    flat = "\n".join(line.rstrip() for line in body.strip().splitlines())
-    if len(body.split()) < MIN_BODY_WORDS:  # a short body says little: the same one counts under the same name
-        flat = f"{name}\n{description}\n{flat}"  # and description only
+    flat = "\n".join(map(str.rstrip, body.strip().splitlines()))
+    # a short body says little: the same one counts under the same name and description only (its
+    # words counted up to that many, not all split: split at most that many times, fewer pieces only when fewer words)
+    if len(body.split(None, MIN_BODY_WORDS)) < MIN_BODY_WORDS:
+        flat = f"{name}\n{description}\n{flat}"
     return Fingerprint(name, raw_sha, hashlib.sha256(flat.encode("utf-8", "surrogatepass")).hexdigest(),
                        array("I", lines), _band_keys(lines), about_digest(name, description))
 
@@ -151,8 +153,17 @@ def _signature(hashes: Iterable[int]) -> list[int]:
     if not filled or len(filled) == BINS:
         return bins
     least = min(filled)   # what a bin takes when none of its probes is filled
-    return [v if v != empty else next((bins[j] + n + 1 for n, j in enumerate(_PROBES[i]) if bins[j] != empty),
-                                      least) for i, v in enumerate(bins)]
+    signature = bins.copy()
+    for i, v in enumerate(bins):
+        if v != empty:
+            continue
+        for n, j in enumerate(_PROBES[i]):  # the first filled bin among its probes (a loop: no generator a bin)
+            if bins[j] != empty:
+                signature[i] = bins[j] + n + 1
+                break
+        else:
+            signature[i] = least
+    return signature
 
 
 def _band_keys(lines: Sequence[int], rows: int = ROWS) -> array:
