@@ -190,7 +190,7 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     if not file.listed:  # what it holds is unseen: as serious as the worst it could hide
         yield _file_finding(file.path, Hit("SK644", 0, 0, ": folder cannot be listed", severity="high", folded=False))
         return
-    head = read_head(file)
+    head, whole = read_head(file)
     facts = FileHead(file.path, head, file.size, file.executable)
     for check in FILE_CHECKS:
         for hit in check.function(facts):
@@ -200,7 +200,10 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
         yield from _audit_archive(file, kind, folder)
     if known_binary(head):
         return
-    raw = read_capped(file) if file.size <= MAX_TEXT_BYTES else None
+    if file.size > MAX_TEXT_BYTES:
+        raw = None
+    else:  # read once when the head is all of it
+        raw = head if whole else read_capped(file)
     if raw is None:
         if file.size > MAX_TEXT_BYTES:
             yield _file_finding(file.path, Hit("SK644", 0, 0, f": {file.size:,} bytes, over {MAX_TEXT_BYTES:,}",

@@ -127,9 +127,11 @@ def decode(raw: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def read_head(file: SkillFile, size: int = 8192) -> bytes:
-    """The first ``size`` bytes of a file (empty when it cannot be read)."""
+def read_head(file: SkillFile, size: int = 8192) -> tuple[bytes, bool]:
+    """The first ``size`` bytes of a file (empty when it cannot be read), and whether they are the
+    whole file (most files of a skill are smaller: they need not be read a second time)."""
     try:
-        return read_limited(file.abspath, size - 1)[0]  # read_limited gives a byte past its limit
+        head, total = read_limited(file.abspath, size - 1)  # read_limited gives a byte past its limit
     except OSError:
-        return b""
+        return b"", False
+    return head, len(head) == total
