@@ -65,8 +65,9 @@ def _split(parts: SkillMdParts | None, text: str) -> tuple[str, int, str, int] |
 
 
 #: How ``npx skills`` finds the frontmatter: a first line of exactly ``---``, up to the first
-#: line that starts with ``---``.
-_INSTALLER_FENCES = re.compile(r"\ufeff?---\r?\n([\s\S]*?)\r?\n---\r?\n?[\s\S]*\Z")
+#: line that starts with ``---``.  Their pattern goes on over the body to the end of the file,
+#: which any text matches: not matched here (it made the regex engine walk every body to its end).
+_INSTALLER_FENCES = re.compile(r"\ufeff?---\r?\n([\s\S]*?)\r?\n---")
 
 
 def installer_fences(text: str, yaml_text: str, path: str) -> list[Diagnostic]:
