@@ -363,6 +363,14 @@ def _interpreter_running(opening: str, closing: str, name: str, *words: str) -> 
 #: in every three places (cubic: ``iex`` and 2,000 spaces or blank lines took over a minute).  So
 #: is the white space around the parenthesis closing ``(New-Object Net.WebClient)`` (quadratic).
 _OPENED = r"\s*(?:\(\s*){0,2}"
+#: PowerShell's downloads of text: ``iwr``, ``irm`` and their long names, WebClient's DownloadString.
+_PS_DOWNLOAD = (r"(?:New-Object\s+(?:System\.)?Net\.WebClient\s*(?:\)\s*)?\.\s*DownloadString|"
+                r"(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)")
+#: What makes PowerShell code of a string, to run with ``&``, ``.Invoke()`` or ``Invoke-Command``:
+#: ``[scriptblock]::Create(...)``, ``$ExecutionContext.InvokeCommand.NewScriptBlock(...)``
+#: (``InvokeScript`` runs it at once).
+_SCRIPT_BLOCK = (r"(?:\[(?:System\.Management\.Automation\.)?ScriptBlock\]\s*::\s*Create|"
+                 r"\$ExecutionContext\s*\.\s*InvokeCommand\s*\.\s*(?:NewScriptBlock|InvokeScript))\s*")
 #: Gate words of the patterns every match of which holds a pipe, or a backtick: a document without
 #: one (no table, no inline code) is passed over, for the cost of one scan for the character, where
 #: their literals (a download word, a URL) would have had them searched for.
@@ -378,8 +386,7 @@ _PIPES, _BACKTICKS = "|", "`"
           _interpreter_running(r"\$\(", ")", "later_interpreter"),
           command(rf"(?:\b(?:(?:ba|z)?sh|source)|(?<![\w.])\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
           command(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
-          pattern(rf"\b(?:iex|Invoke-Expression){_OPENED}(?:New-Object\s+(?:System\.)?Net\.WebClient\s*(?:\)\s*)?\.\s*"
-                  r"DownloadString|(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*"),
+          pattern(rf"\b(?:iex|Invoke-Expression){_OPENED}{_PS_DOWNLOAD}[^\n]*"),
           pattern(r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*"),
           pattern(r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*"),
           pattern(_SAVED_THEN_RUN),
@@ -397,6 +404,8 @@ _PIPES, _BACKTICKS = "|", "`"
           command(rf"\beval\s+[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*", r"`", _BACKTICKS),
           command(_DOWNLOAD_SAVED, _DOWNLOAD_SEGMENT, _SAVED_ARCHIVE_UNPACKED, _UNPACKING,
                   condition=_archive_unpacked),
+          # PowerShell's bash -c "$(curl ...)": & ([scriptblock]::Create((irm URL)))
+          pattern(rf"{_SCRIPT_BLOCK}(?:\(\s*){{1,3}}{_PS_DOWNLOAD}[^\n]*"),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
