@@ -3,8 +3,8 @@ beside a pattern, one of each of which a document must hold for the pattern to b
 They are a pattern's own literals written by hand, so each is read again here from the pattern
 (tests/data/literal_derivation.py, on re's own parse tree): in every branch of the pattern, each
 literal of a set its every match holds one of contains a word of the group, so no match is passed
-over.  SK630's variable run is kept where its condition finds a fetch before it: its words are
-those of the fetch (``_FETCHED_INTO``).
+over.  SK630's variable runs are kept where their condition finds a fetch before them: their words are
+those of the fetch (``_FETCHED_INTO``, and the shell's and PowerShell's).
 
 The gate looks in the lower-cased folded text, the derivation's literals in the text the one pass
 scans, which differ only where a capital dotted I is (two characters lower-cased, ``i`` to
@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from skillsite.audit.rules import PATTERNS, RULES
-from skillsite.audit.rules.remote_code import (_DOWNLOAD, _FETCHED_INTO, _INTERPRETER, _OPTIONS, _RUN_A_VARIABLE,
-                                               _URL_ARGUMENT)
+from skillsite.audit.rules.remote_code import (_DOWNLOAD, _FETCHED_INTO, _INTERPRETER, _OPTIONS,
+                                               _POWERSHELL_FETCHED_INTO, _POWERSHELL_RUNS_A_VARIABLE, _RUN_A_VARIABLE,
+                                               _SHELL_FETCHED_INTO, _SHELL_RUNS_A_VARIABLE, _URL_ARGUMENT)
 from skillsite.audit.text import make_document
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
@@ -29,8 +30,10 @@ from literal_derivation import _known, _sequence, _sre, _sre_parse  # noqa: E402
 #: Each pattern with gate words, and the pattern whose every match holds them.
 #: Letters outside ASCII that ``IGNORECASE`` matches to an ASCII one.
 ODD = [char for char in map(chr, range(0x30000)) if not char.isascii() and re.fullmatch("[a-z]", char, re.I)]
-WORDED = [(p, _FETCHED_INTO if p.source == _RUN_A_VARIABLE else re.compile(p.compiled_source, p.flags))
-          for p in PATTERNS if p.words]
+#: The variable runs, each by the fetch its condition looks for before it.
+FETCHED_INTO = {_RUN_A_VARIABLE: _FETCHED_INTO, _SHELL_RUNS_A_VARIABLE: _SHELL_FETCHED_INTO,
+                _POWERSHELL_RUNS_A_VARIABLE: _POWERSHELL_FETCHED_INTO}
+WORDED = [(p, FETCHED_INTO.get(p.source) or re.compile(p.compiled_source, p.flags)) for p in PATTERNS if p.words]
 
 
 def branches(pattern: re.Pattern[str]) -> list[list]:

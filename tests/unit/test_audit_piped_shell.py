@@ -23,8 +23,8 @@ OLD_SHELL = (r"(?:(?:sudo|doas)\s+(?:-\S+\s+(?:[\w.-]+\s+)?)*)?"
              r"(?:(?:/usr/(?:local/)?bin/|/bin/)?env\s+(?:-\w+\s+|\S+=\S*\s+)*)?"
              r"(?:/usr/(?:local/)?bin/|/bin/)?[\\'\"]?")
 OLD_PIPED = rf"(?:\|[^\n|;]*){{0,2}}\|&?\s*{OLD_SHELL}{_RUNNER}"
-#: Every declared pattern ending in the shell it pipes into: SK630's downloads (two) and SK631's
-#: decoded payloads (two).
+#: Every declared pattern ending in the shell it pipes into: SK630's downloads (two) and a downloaded
+#: variable echoed (one), and SK631's decoded payloads (two).
 PIPING = [p for p in PATTERNS if _PIPED in p.source]
 #: What a command line may start with, for each of them.
 STARTS = ["curl https://x.io/a ", "$c https://x.io/a", "base64 -d x ", "printf '\\x41' ", "wget -qO- y.sh", ""]
@@ -61,7 +61,7 @@ def assert_same_matches(text: str) -> None:
 
 
 def test_every_pattern_piping_into_a_shell_is_compared():
-    assert len(PIPING) == 4 and all(new.pattern != old.pattern for new, old in PAIRS)
+    assert len(PIPING) == 5 and all(new.pattern != old.pattern for new, old in PAIRS)
 
 
 @settings(max_examples=400, deadline=None)
@@ -100,11 +100,13 @@ def steps(pattern: re.Pattern[str], text: str) -> int:
     return counter.steps
 
 
-#: The shell ending alone and each piping pattern, with a command line it matches from.
-MEASURED = [(NEW, "")] + [(new, next(start for start in STARTS if new.match(start + "| sh"))) for new, _ in PAIRS]
+#: The shell ending alone and each piping pattern, with a command line it matches from (a variable
+#: echoed for SK630's variable run).
+MEASURED = [(NEW, "")] + [(new, next(start for start in (*STARTS, 'echo "$s" ') if new.match(start + "| sh")))
+                          for new, _ in PAIRS]
 
 
-@pytest.mark.parametrize("pattern, start", MEASURED, ids=["ending", "download", "url", "base64", "printf"])
+@pytest.mark.parametrize("pattern, start", MEASURED, ids=["ending", "download", "url", "variable", "base64", "printf"])
 @pytest.mark.parametrize("unit", ["-a ", "-a x ", "-a -b x ", "a=b=c ", "A=1=2=3 ", "-i a==b "])
 @pytest.mark.parametrize("shell", ["sudo ", "doas -u ", "env ", "sudo env ", "sudo -E /usr/bin/env "])
 def test_a_line_of_sudo_options_or_env_settings_running_nothing_costs_steps_in_proportion(pattern, start, unit,

@@ -11,7 +11,7 @@ import functools
 import itertools
 import re
 from dataclasses import replace
-from typing import Iterator
+from typing import Callable, Iterator
 
 from skillsite.audit.declare import COMMANDS, Pattern, Rule, command, pattern, rule
 from skillsite.audit.hit import Hit
@@ -176,13 +176,14 @@ _FETCHED_WITHIN_LINES, _FETCHED_WITHIN_CHARS = 20, 4000
 _FETCHING = "le_get_contents fopen curl_exec requests.get httpx.get urlopen fetch"
 
 
-def _fetches(folded: str) -> dict[str, tuple[list[int], list[re.Match[str]]]]:
-    """Where each variable is assigned code fetched from a URL (:data:`_FETCHED_INTO`), by its
-    name: where the fetching call of each such assignment opens, and its match, in order.  Found
-    in one pass of a document, then looked up where a variable is run."""
+def _fetches(folded: str, into: re.Pattern[str] = _FETCHED_INTO,
+             folding: Callable[[str], str] = str) -> dict[str, tuple[list[int], list[re.Match[str]]]]:
+    """Where each variable is assigned code fetched from a URL (``into``), by its name (as
+    ``folding`` reads it): where the fetching call of each such assignment opens, and its match, in
+    order.  Found in one pass of a document, then looked up where a variable is run."""
     found: dict[str, tuple[list[int], list[re.Match[str]]]] = {}
-    for fetch in _FETCHED_INTO.finditer(folded):
-        ends, fetches = found.setdefault(fetch["var"], ([], []))
+    for fetch in into.finditer(folded):
+        ends, fetches = found.setdefault(folding(fetch["var"]), ([], []))
         ends.append(fetch.end("call"))
         fetches.append(fetch)
     return found
@@ -200,6 +201,86 @@ def _fetched_just_before(doc: Document, match: re.Match[str], hit: Hit) -> Hit |
             doc.folded.count("\n", ends[last], match.start()) > _FETCHED_WITHIN_LINES:
         return None
     return _downloaded(doc, fetch, hit) or hit  # the URL may be held in a variable too
+
+
+#: PowerShell's downloads of text: ``iwr``, ``irm`` and their long names, WebClient's DownloadString.
+_PS_DOWNLOAD = (r"(?:New-Object\s+(?:System\.)?Net\.WebClient\s*(?:\)\s*)?\.\s*DownloadString|"
+                r"(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)")
+#: What makes PowerShell code of a string, to run with ``&``, ``.Invoke()`` or ``Invoke-Command``:
+#: ``[scriptblock]::Create(...)``, ``$ExecutionContext.InvokeCommand.NewScriptBlock(...)``
+#: (``InvokeScript`` runs it at once).
+_SCRIPT_BLOCK = (r"(?:\[(?:System\.Management\.Automation\.)?ScriptBlock\]\s*::\s*Create|"
+                 r"\$ExecutionContext\s*\.\s*InvokeCommand\s*\.\s*(?:NewScriptBlock|InvokeScript))\s*")
+#: A shell's download into a variable: ``s=$(curl -fsSL URL)``, ``local s="$(wget -qO- URL)"``,
+#: ``s=`curl URL```; ``download`` is the command, graded as piped into a shell (its host).
+_SHELL_FETCHED_INTO = re.compile(
+    r"(?<![\w$])(?P<var>[A-Za-z_]\w*)=[\"']?(?:\$\(|`)(?P<call>)\s*(?P<download>(?:curl|wget)\b[^\n)`]*)",
+    re.IGNORECASE)
+#: A shell variable, quoted or not, braced or not, as a whole word (``"$s"``, ``${s}``).
+_SHELL_VARIABLE = r"[\"']?\$\{?(?P<%s>[A-Za-z_]\w*)\}?[\"']?(?=[\s;&|)`]|(?m:$))"
+#: A shell variable run as code: ``eval "$s"``, ``bash -c "$s"``, ``python3 -c "$s"``, ``node -e "$s"``,
+#: ``bash <<< "$s"``, ``echo "$s" | sh`` (piped as :data:`_PIPED` reads it, into a shell reading its
+#: program there: not ``python3 -c '...'`` nor ``bash scan.sh --stdin``, which read the variable as
+#: data).  Its fetch is looked for before it (:func:`_shell_fetched_before`).
+_SHELL_RUNS_A_VARIABLE = (
+    r"(?:\beval[ \t]+|\b(?:(?:ba|z|da|k)?sh|python[23]?(?:\.\d+)?)[ \t]+(?:-\w+[ \t]+)*-[A-Za-z]*c[ \t]+|"
+    r"\b(?:node|perl|ruby)[ \t]+(?:-\w+[ \t]+)*(?:-[A-Za-z]*[eE]|--eval)[ \t]+|"
+    r"\b(?:(?:ba|z|da|k)?sh|python[23]?|node|perl|ruby)[ \t]*<<<[ \t]*)" + _SHELL_VARIABLE % "var" + "|"
+    r"\b(?:echo|printf[ \t]+[\"']%s(?:\\n)?[\"'])[ \t]+" + _SHELL_VARIABLE % "piped" + r"[ \t]*" + _PIPED
+    + r"(?![ \t]+[^\s;&|)#-])")
+#: PowerShell's download into a variable: ``$s = irm URL``, ``$r = (iwr URL).Content``,
+#: ``$s = (New-Object Net.WebClient).DownloadString(URL)``, ``$s = $wc.DownloadString(URL)``.
+_POWERSHELL_FETCHED_INTO = re.compile(
+    r"(?<![\w$])(?P<var>\$[A-Za-z_]\w*)[ \t]*=[ \t]*(?P<call>)(?P<download>\(?[ \t]*"
+    r"(?:(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b|"
+    r"(?:\([ \t]*New-Object[ \t]+(?:System\.)?Net\.WebClient[ \t]*\)|\$\w+)[ \t]*\.[ \t]*DownloadString\b)[^\n;]*)",
+    re.IGNORECASE)
+#: A PowerShell variable (maybe its response's ``.Content``) as a whole word.
+_POWERSHELL_VARIABLE = r"(?P<%s>\$[A-Za-z_]\w*)(?:\.Content)?(?![\w:.\[(])"
+#: A PowerShell variable run as code: ``iex $s``, ``Invoke-Expression -Command $s``, ``iex($r.Content)``,
+#: ``$s | iex``, ``[scriptblock]::Create($s)``.  Its fetch is looked for before it.
+_POWERSHELL_RUNS_A_VARIABLE = (
+    r"(?:\b(?:iex|Invoke-Expression)(?:[ \t]+-Command)?[ \t]*(?:\([ \t]*)?|" + _SCRIPT_BLOCK + r"\(\s*)"
+    + _POWERSHELL_VARIABLE % "var" + "|" + _POWERSHELL_VARIABLE % "piped"
+    + r"[ \t]*\|[ \t]*(?:iex|Invoke-Expression)\b")
+#: Words one of which every match of :data:`_SHELL_FETCHED_INTO`, or :data:`_POWERSHELL_FETCHED_INTO`,
+#: holds (the gates of the runs; no ``i`` in them: see :data:`_FETCHING`).
+_SHELL_FETCHING = "curl wget"
+_POWERSHELL_FETCHING = "wr rm webrequest restmethod downloadstr"
+
+
+def _shell_fetched_before(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """A shell variable run as code, when a download was assigned to it just before (and not another value
+    since): graded as that download piped into a shell."""
+    name = match["var"] or match["piped"]
+    return _assigned_a_download(doc, match, hit, _SHELL_FETCHED_INTO, name,
+                                re.compile(rf"(?<![\w$]){re.escape(name)}="))
+
+
+def _powershell_fetched_before(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """A PowerShell variable run as code, when a download was assigned to it just before (and not another
+    value since; PowerShell's names are read regardless of case)."""
+    name = (match["var"] or match["piped"]).lower()
+    return _assigned_a_download(doc, match, hit, _POWERSHELL_FETCHED_INTO, name,
+                                re.compile(rf"(?<![\w$]){re.escape(name)}[ \t]*=(?!=)", re.IGNORECASE))
+
+
+def _assigned_a_download(doc: Document, match: re.Match[str], hit: Hit, into: re.Pattern[str], name: str,
+                         assigned: re.Pattern[str]) -> Hit | None:
+    """The hit of a variable (``name``) run, when the last assignment to it before the match, on its line or
+    within :data:`_FETCHED_WITHIN_LINES` lines, is a download (``into``; ``assigned``: any assignment to
+    it): graded as that download piped into a shell is (:func:`_graded`)."""
+    folding = str.lower if into is _POWERSHELL_FETCHED_INTO else str
+    ends, fetches = doc.remember(into, lambda: _fetches(doc.folded, into, folding)).get(name, ([], []))
+    last = bisect.bisect_right(ends, match.start()) - 1
+    if last < 0:
+        return None
+    fetch = fetches[last]
+    if match.start() - fetch.end() > _FETCHED_WITHIN_CHARS or \
+            doc.folded.count("\n", fetch.end(), match.start()) > _FETCHED_WITHIN_LINES or \
+            assigned.search(doc.folded, fetch.end(), max(fetch.end(), match.start())):
+        return None
+    return _graded(fetch["download"], hit)
 
 
 #: A URL as an argument of a command (a word or a variable, after a space, a quote or a separator):
@@ -247,9 +328,15 @@ def _installer_host(segment: str) -> tuple[str, bool, bool]:
 
 def _downloaded(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """The hit of a download run, unless nothing is downloaded; medium for a known project's HTTPS installer."""
-    if not _SOURCE.search(match.group()):
+    return _graded(match.group(), hit)
+
+
+def _graded(download: str, hit: Hit) -> Hit | None:
+    """The hit of ``download`` (a command) run, unless nothing is downloaded; medium for a known project's
+    HTTPS installer."""
+    if not _SOURCE.search(download):
         return None
-    host, plain, known = _installer_host(match.group())
+    host, plain, known = _installer_host(download)
     return replace(hit, detail=f" (from {host})" if host else "", severity="medium" if known and not plain else None)
 
 
@@ -363,14 +450,6 @@ def _interpreter_running(opening: str, closing: str, name: str, *words: str) -> 
 #: in every three places (cubic: ``iex`` and 2,000 spaces or blank lines took over a minute).  So
 #: is the white space around the parenthesis closing ``(New-Object Net.WebClient)`` (quadratic).
 _OPENED = r"\s*(?:\(\s*){0,2}"
-#: PowerShell's downloads of text: ``iwr``, ``irm`` and their long names, WebClient's DownloadString.
-_PS_DOWNLOAD = (r"(?:New-Object\s+(?:System\.)?Net\.WebClient\s*(?:\)\s*)?\.\s*DownloadString|"
-                r"(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)")
-#: What makes PowerShell code of a string, to run with ``&``, ``.Invoke()`` or ``Invoke-Command``:
-#: ``[scriptblock]::Create(...)``, ``$ExecutionContext.InvokeCommand.NewScriptBlock(...)``
-#: (``InvokeScript`` runs it at once).
-_SCRIPT_BLOCK = (r"(?:\[(?:System\.Management\.Automation\.)?ScriptBlock\]\s*::\s*Create|"
-                 r"\$ExecutionContext\s*\.\s*InvokeCommand\s*\.\s*(?:NewScriptBlock|InvokeScript))\s*")
 #: Gate words of the patterns every match of which holds a pipe, or a backtick: a document without
 #: one (no table, no inline code) is passed over, for the cost of one scan for the character, where
 #: their literals (a download word, a URL) would have had them searched for.
@@ -406,6 +485,9 @@ _PIPES, _BACKTICKS = "|", "`"
                   condition=_archive_unpacked),
           # PowerShell's bash -c "$(curl ...)": & ([scriptblock]::Create((irm URL)))
           pattern(rf"{_SCRIPT_BLOCK}(?:\(\s*){{1,3}}{_PS_DOWNLOAD}[^\n]*"),
+          # a download assigned to a variable, then run: s=$(curl URL); eval "$s" / $s = irm URL; iex $s
+          pattern(_SHELL_RUNS_A_VARIABLE, _SHELL_FETCHING, condition=_shell_fetched_before),
+          pattern(_POWERSHELL_RUNS_A_VARIABLE, _POWERSHELL_FETCHING, condition=_powershell_fetched_before),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
