@@ -31,7 +31,7 @@ FIXTURES = REPO / "tests" / "data" / "audit-fixtures"
 
 #: Run in a child process: the findings of every skill under each root, as JSON, one skill a line.
 DUMP = """
-import json, sys
+import hashlib, json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from skillsite.audit import audit_skill
@@ -43,9 +43,10 @@ for root in map(Path, sys.argv[2:]):
 """
 
 #: Run in a child process: the matches of every declared pattern in every text file, as JSON, one
-#: (skill, file) a line with its matches by pattern number (the patterns in declaration order).
+#: (skill, file) a line with its matches by pattern, each named by a digest of what it matches
+#: and says (not its place in the list: a pattern added before it would change every later number).
 MATCHES = """
-import json, sys
+import hashlib, json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from skillsite.audit import engine
@@ -54,6 +55,8 @@ from skillsite.audit.magic import looks_binary
 from skillsite.audit.rules import PATTERNS
 from skillsite.audit.text import make_document
 engine.prepare()
+names = [hashlib.sha256(repr((p.source, p.detail, getattr(p, 'scope', None))).encode()).hexdigest()[:10]
+         for p in PATTERNS]
 for root in map(Path, sys.argv[2:]):
     folders = sorted({p.parent for p in root.rglob("SKILL.md")} | {p for p in root.iterdir() if p.is_dir()})
     for folder in folders:
@@ -62,7 +65,7 @@ for root in map(Path, sys.argv[2:]):
             if raw is None or looks_binary(raw):
                 continue
             doc = make_document(file.path, decode(raw))
-            found = {i: [m.span() for m in p.finditer(doc)] for i, p in enumerate(PATTERNS)}
+            found = {names[i]: [m.span() for m in p.finditer(doc)] for i, p in enumerate(PATTERNS)}
             name = str(folder.relative_to(root.parent)) + "/" + file.path
             print(json.dumps([name, {i: spans for i, spans in found.items() if spans}], ensure_ascii=False))
 """
@@ -105,12 +108,12 @@ def compare(base: list[tuple[str, object]], ours: list[tuple[str, object]]) -> l
 def _spans_differing(before: dict[str, list], after: dict[str, list]) -> list[str]:
     """Each pattern whose matches in one file differ, with the spans only one side has."""
     lines = []
-    for number in sorted(before.keys() | after.keys(), key=int):
-        old, new = before.get(number, []), after.get(number, [])
+    for name in sorted(before.keys() | after.keys()):
+        old, new = before.get(name, []), after.get(name, [])
         if old != new:
             gone, added = [s for s in old if s not in new], [s for s in new if s not in old]
-            lines.append(f"pattern #{number}: only before {gone[:5]}, only after {added[:5]}" if gone or added
-                         else f"pattern #{number}: the same matches in another order")
+            lines.append(f"pattern {name}: only before {gone[:5]}, only after {added[:5]}" if gone or added
+                         else f"pattern {name}: the same matches in another order")
     return lines
 
 
