@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import urllib.parse
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -17,7 +16,7 @@ from skillsite.agent.errors import (CatalogFormatError, IntegrityError, NotFound
 from skillsite.agent.fetch import read_local
 from skillsite.agent.manifest_check import site_relative
 from skillsite.agent.search_files import SearchFiles
-from skillsite.agent.site_urls import url_of
+from skillsite.agent.site_urls import site_file_url
 from skillsite.agent.trust_policy import site_getter
 
 
@@ -31,7 +30,7 @@ class SiteFiles:
         """Absolute URL or path of a site-relative URL (checked to stay inside the site)."""
         clean = site_relative(rel, "catalog URL")
         if self.catalog.remote:
-            return urllib.parse.urljoin(self.catalog.location, url_of(clean))
+            return site_file_url(self.catalog.location, clean)
         path = os.path.join(os.path.dirname(self.catalog.location), *clean.rstrip("/").split("/"))
         return path + os.sep if clean.endswith("/") else path
 

@@ -12,10 +12,12 @@ Standard library only: shared by the build and the loader.
 """
 from __future__ import annotations
 
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urljoin
 
 #: The file every build's output holds to say it is one (written anew by each build; never signed).
 OUTPUT_MARKER = ".skillsite-output"
+#: The folder of a signed catalog's TUF metadata.
+TUF_DIR = "tuf/"
 #: What the build writes in ``skills/`` beside the skill folders: the provider layout's listing.
 SKILLS_FOLDER_FILES = frozenset({"index.json"})
 #: What the build writes in a skill's folder beside its own files: its page, its XML fragments, its
@@ -54,6 +56,13 @@ PATH_SAFE = "/@!$&'*+,="
 def url_of(path: str) -> str:
     """The URL of a site path (relative or not): the path percent-encoded once."""
     return quote(path, safe=PATH_SAFE)
+
+
+def site_file_url(location: str, path: str) -> str:
+    """The URL the loader fetches a site path from, for the catalog whose manifest's URL is
+    ``location``: joined to it as RFC 3986 joins (the query and file name dropped, ``.``, ``..``
+    and empty segments resolved; ``%2E`` is no dot segment)."""
+    return urljoin(location, url_of(path))
 
 
 def path_of(url_path: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO, Callable, Mapping
 
 from skillsite.agent.catalog_format import MANIFEST_NAME
 from skillsite.agent.fetch import Response
+from skillsite.agent.site_urls import TUF_DIR, site_file_url
 from skillsite.paths import user_cache_root
 
 
@@ -58,13 +59,14 @@ class LoaderCache:
         return self.root / "catalogs" / hashlib.sha256(url.encode("utf-8")).hexdigest()[:32]
 
     def trust_folder(self, url: str) -> Path:
-        """Where the signed metadata accepted for the catalog at ``url`` is kept (:mod:`.trust`):
-        under the URL as :func:`same_catalog_url` spells it, so that no other spelling of it starts
-        trust anew.  A folder an earlier version kept under another spelling (the URL as given) is
+        """Where the signed metadata accepted for the catalog whose manifest is at ``url`` is kept
+        (:mod:`.trust`): under :func:`pin_url`, where that metadata is read, so that no spelling of
+        the catalog's URL that reads the same metadata (another query or file name, ``./``,
+        ``//``) starts trust anew.  A folder an earlier version kept under the URL as given is
         moved there when there is none yet, and used where it is when it cannot be moved."""
-        folder = self._slot(same_catalog_url(url)) / "trust"
+        folder = self._slot(pin_url(url)) / "trust"
         earlier = self._slot(url) / "trust"
-        if earlier != folder and not folder.exists() and earlier.is_dir():
+        if not folder.exists() and earlier.is_dir():
             try:
                 folder.parent.mkdir(parents=True, exist_ok=True)
                 earlier.rename(folder)
@@ -121,19 +123,18 @@ class LoaderCache:
         write_atomically(path, lambda handle: handle.write(data))
 
 
-#: RFC 3986's unreserved characters: percent-encoded, they are the same URL (section 6.2.2.2).
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: RFC 3986's unreserved characters but ".": percent-encoded, they are the same URL (section
+#: 6.2.2.2) and the same to ``urljoin``, which reads "." as a dot segment and "%2E" as a name.
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_~")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def same_catalog_url(url: str) -> str:
-    """``url`` spelt as RFC 3986's normalisation (section 6.2.2) spells it: scheme and host in
-    lower case, no default port, percent-escapes of unreserved characters decoded and the others
-    in upper case, no ``.`` or ``..`` segment; and no empty segment (``//``), as the loader's join
-    of every site file to the manifest's URL (``urllib.parse.urljoin``) drops them, so the signed
-    metadata of ``https://host//site/`` is read from ``https://host/site/tuf/``."""
-    parts = urllib.parse.urlsplit(url)
-    scheme = parts.scheme.lower()
+def pin_url(url: str) -> str:
+    """The URL of the signed metadata of the catalog whose manifest is at ``url``, joined as the
+    loader joins it to fetch it (:func:`site_file_url`: no query, file name, dot or empty
+    segment), then spelt as RFC 3986 normalises (section 6.2.2): host in lower case, no default
+    port, escapes of unreserved characters but "." decoded and the others' in upper case."""
+    parts = urllib.parse.urlsplit(site_file_url(url, TUF_DIR))
     netloc = parts.netloc.lower()
     try:
         host, port = parts.hostname or "", parts.port
@@ -142,32 +143,16 @@ def same_catalog_url(url: str) -> str:
     if host is not None:
         userinfo = parts.netloc.rpartition("@")[0]
         netloc = (userinfo + "@" if "@" in parts.netloc else "") + (f"[{host}]" if ":" in host else host)
-        netloc += f":{port}" if port is not None and port != _DEFAULT_PORTS.get(scheme) else ""
-    return urllib.parse.urlunsplit((scheme, netloc, _segments(_escapes(parts.path)), _escapes(parts.query), ""))
+        netloc += f":{port}" if port is not None and port != _DEFAULT_PORTS.get(parts.scheme) else ""
+    return urllib.parse.urlunsplit((parts.scheme, netloc, _escapes(parts.path), "", ""))
 
 
 def _escapes(text: str) -> str:
-    """Percent-escapes of unreserved characters decoded, the others' hex digits in upper case."""
+    """Percent-escapes of unreserved characters but "." decoded, the others' hex digits in upper case."""
     def one(match: re.Match[str]) -> str:
         char = chr(int(match.group(1), 16))
         return char if char in _UNRESERVED else match.group(0).upper()
     return re.sub(r"%([0-9A-Fa-f]{2})", one, text)
-
-
-def _segments(path: str) -> str:
-    """A path without ``.``, ``..`` or empty segments (RFC 3986, 5.2.4; urljoin's empty ones)."""
-    kept: list[str] = []
-    segments = path.split("/")
-    for segment in segments[1:-1]:
-        if segment == "..":
-            kept = kept[:-1]
-        elif segment not in ("", "."):
-            kept.append(segment)
-    last = segments[-1]
-    if last in (".", ".."):
-        kept = kept[:-1] if last == ".." else kept
-        last = ""
-    return "/" + "/".join([*kept, last]) if path.startswith("/") or kept else path
 
 
 def conditional_headers(meta: Mapping[str, Any] | None) -> dict[str, str]:

@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from skillsite.agent.errors import FetchError, TrustError
+from skillsite.agent.site_urls import TUF_DIR
 from skillsite.agent.store import write_atomically
 from skillsite.agent.trust_keys import PublicKey
 from skillsite.bounded import too_dense
 
-TUF_DIR = "tuf/"
 ROLES = ("root", "timestamp", "snapshot", "targets")
 #: Root versions a client walks at most in one refresh (the TUF reference client's limit).
 MAX_ROOT_ROTATIONS = 256

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import urllib.parse
 import warnings
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 from skillsite.agent.errors import FetchError, HTTPStatusError, LoaderWarning, TrustError
 from skillsite.agent.fetch import Fetcher, read_local
 from skillsite.agent.manifest_check import safe_relpath
-from skillsite.agent.site_urls import url_of
+from skillsite.agent.site_urls import site_file_url
 from skillsite.agent.trust import INSTALL_HINT, Get, SignedCatalog, TrustStore, verify_metadata
 from skillsite.agent.trust_keys import PublicKey
 
@@ -39,7 +38,7 @@ def site_getter(location: str, remote: bool, fetcher: Fetcher, max_bytes: int) -
         safe_relpath(rel, "a site path")
         if remote:
             try:
-                return fetcher.get(urllib.parse.urljoin(location, url_of(rel)), limit=max_bytes).body
+                return fetcher.get(site_file_url(location, rel), limit=max_bytes).body
             except HTTPStatusError as exc:
                 if exc.status in ABSENT:
                     return None

@@ -329,10 +329,29 @@ def test_trust_on_first_use_holds_for_every_spelling_of_the_url(builds: Builds, 
     host.serve(bare)
     base = url.rstrip("/")
     spellings = [f"{base}/live/", f"{base}/./live/", f"{base}//live/", f"{base}/%6cive/skills.json",
-                 f"{base}/x/../live/", "HTTP" + base[4:] + "/live/", f"{base}/live/%73kills.json"]
+                 f"{base}/x/../live/", "HTTP" + base[4:] + "/live/", f"{base}/live/%73kills.json",
+                 f"{base}/live/?x=1", f"{base}/live/skills.json?v=2"]
     for spelt in spellings:
         with pytest.raises(TrustError, match="not signed"):
             Catalog.open(spelt, cache_dir=cache)
+    assert len(list(cache.glob("catalogs/*/trust"))) == 1
+
+
+def test_trust_on_first_use_is_kept_where_the_signed_metadata_is_read(builds: Builds, keys: Keys, host: Host,
+                                                                      tmp_path: Path) -> None:
+    """The pin was kept under the manifest's URL with '%2e' read as '.': /x/%2e/../live/ was
+    keyed as /live/ (no pin there) while its metadata is read from /x/live/tuf/ (urljoin reads
+    '%2e' as a name), so the catalog accepted signed at /x/live/ was then accepted unsigned."""
+    cache, signed, bare = tmp_path / "cache", tmp_path / "signed", tmp_path / "bare"
+    shutil.copytree(builds.v2, signed / "x" / "live")
+    plain = unsigned(builds, tmp_path)
+    for folder in ("x/live", "live"):
+        shutil.copytree(plain, bare / folder)
+    url = host.serve(signed)
+    assert Catalog.open(url + "x/live/", cache_dir=cache).signed is not None
+    host.serve(bare)
+    with pytest.raises(TrustError, match="not signed"):
+        Catalog.open(url + "x/%2e/../live/", cache_dir=cache)
     assert len(list(cache.glob("catalogs/*/trust"))) == 1
 
 
