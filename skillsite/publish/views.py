@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.manifest_check import path_problem
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.manifest import absolute
 from skillsite.publish.wellknown import LEGACY_DIR, LegacyCopy, listable_originals
@@ -72,9 +73,10 @@ def human_bytes(size: int) -> str:
 
 
 def tag_slug(tag: str) -> str:
-    """A tag's folder name: ``a-z0-9-`` only; a short hash keeps distinct tags apart."""
+    """A tag's folder name: ``a-z0-9-`` only; a short hash keeps distinct tags apart, and a
+    Windows device name (``aux``, ``con``: no path verify and the loader accept) from being one."""
     slug = _SLUG.sub("-", tag.lower()).strip("-")[:48].strip("-")
-    if slug == tag:
+    if slug == tag and path_problem(slug) is None:
         return slug
     digest = hashlib.sha256(tag.encode("utf-8")).hexdigest()[:6]
     return f"{slug}-{digest}" if slug else f"tag-{digest}"

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.manifest_check import path_problem
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.publish.composed_json import composed_json, row_json
 from skillsite.source.versioning import canonical_version
@@ -62,8 +63,22 @@ def _unfetchable_part(path: str) -> str:
 
 
 def listable(name: str, description: str) -> bool:
-    """Installers accept only specification names and descriptions up to 1,024 characters."""
+    """Installers accept only specification names and descriptions up to 1,024 characters; and a
+    name the legacy copies and the archive cannot be named by (:func:`unwritable_name`) is not listed."""
+    return specification_name(name, description) and unwritable_name(name) is None
+
+
+def specification_name(name: str, description: str) -> bool:
+    """Whether installers accept ``name`` and ``description``: a specification name, and 1 to 1,024 characters."""
     return bool(NAME_PATTERN.match(name)) and len(name) <= 64 and 0 < len(description) <= 1024
+
+
+def unwritable_name(name: str) -> str | None:
+    """Why no discovery path can be named by ``name`` (``.well-known/skills/aux/``,
+    ``archives/con.tar.gz``, the folder installers install it to), or None: a Windows device name
+    (:func:`~skillsite.agent.manifest_check.path_problem`; in a specification name, with any
+    extension), which ``skillsite verify`` and the loader refuse in a path."""
+    return path_problem(name)
 
 
 def skipped_by_installers(diagnostics: Sequence[Diagnostic]) -> bool:
@@ -260,8 +275,15 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
         entry = entries[at]
         if entry.visibility.copy_of is not None:  # a copy of another skill is listed as that one
             continue
+        if entry.id in refused:
+            continue
+        if specification_name(entry.name, entry.description) and (why := unwritable_name(entry.name)) is not None:
+            diags.append(make("SK024", f"name {why}, which no Windows file system holds as a path: skill not listed in "
+                                       ".well-known/agent-skills or .well-known/skills, whose paths are named by it",
+                              shown[entry.id]))
+            continue
         listing = made[at] if made[at] is not None else EntryListing.of(entry, _archive(entry, archives))
-        if not listing.listable or entry.id in refused:
+        if not listing.listable:
             continue
         if entry.name in names:
             diags.append(make("SK212", f"name '{entry.name}' is already in the discovery index; skill "
