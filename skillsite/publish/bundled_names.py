@@ -21,9 +21,10 @@ def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
     """Whether a skill's bundled file can be published: not in the place of a file the catalog
     writes in its folder (``reserved``, or its releases when it is ``versioned``), named as
     skill.xml can list it (else the fragment would name a file that is not there), and without a
-    backslash, a ``:``, a Windows device name or a last dot or space in a part (:func:`path_problem`:
-    the loader and installers refuse them, as no Windows file system holds them as written)."""
-    return (xml_keeps(path) and "\\" not in path and not windows_drive(path) and path_problem(path) is None
+    backslash, a ``:`` (a drive too), another character Windows forbids, a Windows device name or a
+    last dot or space in a part (:func:`path_problem`: the loader and installers refuse them, as no
+    Windows file system holds them as written)."""
+    return (xml_keeps(path) and "\\" not in path and path_problem(path) is None
             and not is_reserved_path(path, reserved) and not (versioned and is_versions_path(path)))
 
 
