@@ -108,8 +108,6 @@ _URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s\"'`<>)\]:]+)", re.IGNORECASE)
 #: ``HTTP/1.1``) nor ``-`` (``http-server``); whether they are run is read after (:func:`_httpie_run`).
 _CURL_WORDS = r"\b(?:curl|wget|https?(?![:/-])|xh|aria2c)\b"
 _CURL_SOURCE = _CURL_WORDS + r"[^\n]*"
-#: The words alone: where a line's ``http`` is not run, the next of them on the line is looked for.
-_CURL_WORD = re.compile(_CURL_WORDS, re.IGNORECASE)
 #: An option of curl or wget that sends data: after white space, or quoted as an item of the argument
 #: list a script runs (``subprocess.run(["curl", "-d", key, url])``, ``execFile("curl", ["-F", ...])``).
 _CURL_DATA = re.compile(r"[\s\"'](?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
@@ -193,54 +191,82 @@ def _carries(doc: Document, curl: bool, match: re.Match[str]) -> bool:
     return piped or _CURL_DATA.search(match.group()) is not None or _CARRIES.search(match.group()) is not None
 
 
-#: How much of its line before httpie's word is read to tell whether it is run (its last word, a
-#: prompt), and after it for its options and URL: so a line of thousands of ``http`` words is read in
-#: pieces, not once from each.
-_BEFORE_REACH, _AFTER_REACH = 80, 400
+#: How much of its line before httpie's word is read to tell whether it is run (its last word, a prompt).
+_BEFORE_REACH = 80
 #: A prompt a documentation page shows a command after (``$ http ...``).
 _PROMPT = re.compile(r"[^\S\n]*[$%][^\S\n]+")
 #: An opening bracket and a quote: httpie's word is the program of an argument list
-#: (``["http", ...]``, ``spawn("https", ...)``) or starts a command line run from a string.
+#: (``["http", ...]``, ``spawn("https", [...])``).
 _PROGRAM_ITEM = re.compile(r"[\[(][^\S\n]*[\"']$")
-#: What httpie is given first: an option, a method, or the URL (``host``: ``api.example.com/x``,
-#: ``:3000`` for localhost, ``$URL``, ``https://...``).
-_HTTPIE_ARGUMENT = (r"-|(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b|"
-                    r"(?P<host>:[\d/]|[\w-]+(?:\.[\w-]+)+|localhost\b|\$|[a-z]+://)")
-#: httpie's word, its options (each maybe with a value), maybe a method, then the URL; or the program's
-#: item of an argument list and the next item, an option, a method or the URL, or an f-string's
-#: ``{`` (``["http", "POST", ...]``; ``("http", "https")`` is a tuple of schemes).
-_HTTPIE_TARGET = re.compile(
-    r"https?(?:[\"'][^\S\n]*,[^\S\n]*[fr]?[\"'](?:" + _HTTPIE_ARGUMENT + r"|\{)|"
-    r"(?:[^\S\n]+-[^\s\"']+(?:[^\S\n]+[^\s\"'-][^\s\"']*)?)*[^\S\n]+"
-    r"(?:(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[^\S\n]+)?[\"']?"
-    r"(?P<url>:[\d/]|[\w-]+(?:\.[\w-]+)+|localhost\b|\$|[a-z]+://))", re.IGNORECASE)
+#: The URL httpie is given (``api.example.com/x``, ``collector:8080``, ``:3000`` for localhost,
+#: ``$URL``, ``https://...``).
+_HTTPIE_URL = r"(?::[\d/]|[\w-]+(?:\.[\w-]+)+|localhost\b|[\w-]+:\d|\$|[a-z]+://)"
+_METHOD = r"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b"
+#: httpie's word as the program's item of an argument list and the next item: an option, a method,
+#: the URL, an f-string's ``{`` or a variable named for a URL (``["http", "POST", ...]``,
+#: ``spawn('http', [url, ...])``; ``("http", "https")`` is a tuple of schemes).
+_ITEM_AFTER = (r"[\"'][^\S\n]*,[^\S\n]*\[?[^\S\n]*(?:[fr]?[\"'](?:-|" + _METHOD + r"|(?P<host>" + _HTTPIE_URL
+               + r")|\{)|[\w.]*(?:url|uri|endpoint)\w*[^\S\n]*[,\])])")
+_HTTPIE_ITEM = re.compile(r"https?" + _ITEM_AFTER, re.IGNORECASE)
+#: httpie's options (each maybe with a value) after its word: read once for all the words inside them.
+_HTTPIE_OPTIONS = r"(?:[^\S\n]+-[^\s\"']+(?:[^\S\n]+[^\s\"'-][^\s\"']*)?)*"
+_HTTPIE_CHAIN = re.compile(r"https?" + _HTTPIE_OPTIONS)
+#: httpie's word on a command line, its options, maybe a method, then the URL.
+_HTTPIE_LINE = re.compile(r"https?" + _HTTPIE_OPTIONS + r"[^\S\n]+(?:" + _METHOD + r"[^\S\n]+)?[\"']?"
+                          r"(?P<host>" + _HTTPIE_URL + ")", re.IGNORECASE)
 
 
-def _httpie_run(text: str, start: int, end: int) -> bool:
-    """Whether httpie's ``http`` or ``https`` at ``start`` (its line ending at ``end``) is run on a
-    URL not of this machine: written in lower case, given an option, a method or a URL, where a
-    command starts (:func:`_runs_httpie`).  A word of prose ("HTTP 401", "http requests to
-    https://...") or of a URL is no command."""
+class _Reading(NamedTuple):
+    """httpie's command line read from a word: where its options end (or its URL starts), and the
+    URL's host (None: no URL). A later word inside them reads the same (their words are a suffix)."""
+
+    end: int
+    host: str | None
+
+
+def _httpie_line(text: str, start: int, end: int, last: _Reading | None) -> _Reading:
+    """The reading of the command line from httpie's word at ``start``; ``last``, an earlier word's,
+    is reused inside its options: so a line of thousands of words is read once, not once from each."""
+    if last is not None and start < last.end:
+        return last
+    target = _HTTPIE_LINE.match(text, start, end)
+    if target is not None:
+        return _Reading(target.start("host"), target["host"])
+    chain = _HTTPIE_CHAIN.match(text, start, end)
+    return _Reading(chain.end() if chain else start + 1, None)
+
+
+def _remote_host(host: str) -> bool:
+    """Whether httpie's URL names another machine (not ``:3000``, localhost, 127.0.0.1...)."""
+    return not (host.startswith(":") or host.lower() == "localhost" or _LOCAL.match(host))
+
+
+def _httpie_run(text: str, start: int, end: int, reading: _Reading) -> bool:
+    """Whether httpie's ``http`` or ``https`` at ``start`` (its line ending at ``end``, read as
+    ``reading``) is run on a URL not of this machine: written in lower case, given an option, a
+    method or a URL, where a command starts (:func:`_runs_httpie`).  A word of prose ("HTTP 401",
+    "http requests to https://...") or of a URL is no command."""
     if not text.startswith("http", start):
         return False
-    target = _HTTPIE_TARGET.match(text, start, min(end, start + _AFTER_REACH))
-    if target is None:
+    item = _HTTPIE_ITEM.match(text, start, end)
+    if item is None and reading.host is None:
         return False
     low = max(0, start - _BEFORE_REACH)
     begin = text.rfind("\n", low, start) + 1 or low
-    if not _runs_httpie(text[begin:start], begin == 0 or text[begin - 1] == "\n"):
-        return False
-    host = target["host"] or target["url"]
-    return host is None or not (host.startswith(":") or host.lower() == "localhost" or _LOCAL.match(host))
+    before, line_start = text[begin:start], begin == 0 or text[begin - 1] == "\n"
+    if item is not None and _PROGRAM_ITEM.search(before) and (item["host"] is None or _remote_host(item["host"])):
+        return True
+    return reading.host is not None and _runs_httpie(before, line_start) and _remote_host(reading.host)
 
 
 def _runs_httpie(before: str, line_start: bool) -> bool:
-    """Whether httpie's word after ``before`` (its line before it, from its start when ``line_start``)
-    is the command run: the program of an argument list, or a command as :func:`_env_not_run` reads
-    ``env`` (at the start of a line, maybe after a prompt, or after ``|``, ``;``, ``&&``, ``$(``,
-    sudo ...), but not an option's value (``--protocol http``)."""
+    """Whether httpie's command line after ``before`` (its line before it, from its start when
+    ``line_start``) is run: a command line in a string (after a quote: ``bash -c "http ..."``,
+    ``os.system(f"http ...")``), or a command as :func:`_env_not_run` reads ``env`` (at the start of
+    a line, maybe after a prompt, or after ``|``, ``;``, ``&&``, ``$(``, sudo ...), but not an
+    option's value (``--protocol http``)."""
     if before.endswith(("\"", "'")):
-        return _PROGRAM_ITEM.search(before) is not None
+        return True
     prompt = _PROMPT.match(before) if line_start else None
     before = before[prompt.end():] if prompt else before
     if before and not before[-1].isspace():
@@ -249,21 +275,39 @@ def _runs_httpie(before: str, line_start: bool) -> bool:
     return not (last and last[0].startswith("-")) and not _env_not_run(before)
 
 
+#: The next word on a line that may be a send: curl, wget, xh, aria2c, a library's ``http.`` (as
+#: curl, with a URL), or httpie's word in lower case given an option, a method or a URL, or as an
+#: argument list's item: words that cannot be run are passed over in one search.
+_NEXT_WORD = re.compile(
+    r"\b(?:curl|wget|xh|aria2c|https?(?=\.)|(?-i:https?)(?=" + _ITEM_AFTER.replace("?P<host>", "")
+    + r"|[^\S\n]+(?:-[^\s\"']|" + _METHOD + r"|[\"']?" + _HTTPIE_URL + r")))\b", re.IGNORECASE)
+_CURL_ONLY = re.compile(r"\b(?:curl|wget|xh|aria2c|https?(?=\.))\b", re.IGNORECASE)
+
+
 def _command_send(text: str, search: re.Pattern[str], match: re.Match[str]) -> re.Match[str] | None:
     """The match of a curl, wget or httpie command (:data:`_CURL_SOURCE`) that sends, at ``match`` or
     later on its line: a curl or wget needs a URL or data (else it is prose), as does ``http.Get(``
-    (a library's call); httpie's word must be run (:func:`_httpie_run`), else the line is searched
-    on after it (``see the http docs | http POST ...``)."""
+    (a library's call); httpie's word must be run (:func:`_httpie_run`).  Else the line is searched
+    on after the word (``see the http docs | http POST ...``, ``command -v curl || http POST ...``)."""
     start, end = match.start(), match.end()
+    reading, carried = None, True  # carried: the rest of the line may still hold a URL or data
     while True:
         word = 5 if text[start + 4:start + 5].lower() == "s" else 4  # https or http (then no letter: \b)
         httpie = text[start:start + 4].lower() == "http" and not text.startswith(".", start + word)
-        if not httpie or _httpie_run(text, start, end):
+        skip = start + 1
+        if httpie and text.startswith("http", start):
+            reading = _httpie_line(text, start, end, reading)
+            if _httpie_run(text, start, end, reading):
+                return match if start == match.start() else search.match(text, start, end)
+            if reading.host is None or not _remote_host(reading.host):
+                skip = max(skip, reading.end)  # the words inside its options read the same: no send
+        elif not httpie and carried:
             found = match if start == match.start() else search.match(text, start, end)
-            if found is None or not httpie and not (_URL.search(found.group()) or _CURL_DATA.search(found.group())):
-                return None
-            return found
-        later = _CURL_WORD.search(text, start + 4, end)
+            if found is not None and (_URL.search(found.group()) or _CURL_DATA.search(found.group())):
+                return found
+            carried = found is None  # none in the rest of the line: none in any later part of it
+        later = _CURL_ONLY.search(text, start + 1, skip) if carried and skip > start + 1 else None
+        later = later or _NEXT_WORD.search(text, skip, end)
         if later is None:
             return None
         start = later.start()
