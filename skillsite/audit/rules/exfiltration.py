@@ -278,10 +278,12 @@ def _runs_httpie(before: str, line_start: bool) -> bool:
 #: The next word on a line that may be a send: curl, wget, xh, aria2c, a library's ``http.`` (as
 #: curl, with a URL), or httpie's word in lower case given an option, a method or a URL, or as an
 #: argument list's item: words that cannot be run are passed over in one search.
-_NEXT_WORD = re.compile(
-    r"\b(?:curl|wget|xh|aria2c|https?(?=\.)|(?-i:https?)(?=" + _ITEM_AFTER.replace("?P<host>", "")
-    + r"|[^\S\n]+(?:-[^\s\"']|" + _METHOD + r"|[\"']?" + _HTTPIE_URL + r")))\b", re.IGNORECASE)
-_CURL_ONLY = re.compile(r"\b(?:curl|wget|xh|aria2c|https?(?=\.))\b", re.IGNORECASE)
+_CURL_ONLY = r"curl|wget|xh|aria2c|https?(?=\.)"
+_HTTPIE_ONLY = (r"(?-i:https?)(?=" + _ITEM_AFTER.replace("?P<host>", "") + r"|[^\S\n]+(?:-[^\s\"']|" + _METHOD
+                + r"|[\"']?" + _HTTPIE_URL + r"))")
+#: Once a curl word finds no URL or data on the rest of its line, only httpie's words are looked for.
+_NEXT_WORD, _NEXT_CURL, _NEXT_HTTPIE = (re.compile(rf"\b(?:{words})\b", re.IGNORECASE) for words in (
+    f"{_CURL_ONLY}|{_HTTPIE_ONLY}", _CURL_ONLY, _HTTPIE_ONLY))
 
 
 def _command_send(text: str, search: re.Pattern[str], match: re.Match[str]) -> re.Match[str] | None:
@@ -306,8 +308,8 @@ def _command_send(text: str, search: re.Pattern[str], match: re.Match[str]) -> r
             if found is not None and (_URL.search(found.group()) or _CURL_DATA.search(found.group())):
                 return found
             carried = found is None  # none in the rest of the line: none in any later part of it
-        later = _CURL_ONLY.search(text, start + 1, skip) if carried and skip > start + 1 else None
-        later = later or _NEXT_WORD.search(text, skip, end)
+        later = _NEXT_CURL.search(text, start + 1, skip) if carried and skip > start + 1 else None
+        later = later or (_NEXT_WORD if carried else _NEXT_HTTPIE).search(text, skip, end)
         if later is None:
             return None
         start = later.start()
