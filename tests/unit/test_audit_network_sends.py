@@ -25,9 +25,8 @@ BEFORE = (
     r"\bsmtplib\.SMTP|\bftplib\.FTP|\bnslookup\s[^\n]{0,500}\$\(|\bdig\s[^\n]{0,500}\$\(|\bNet\.WebClient\b",
     r"discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/|webhook\.site|requestbin|pipedream\.net|"
     r"ngrok(?:-free)?\.(?:io|app)|interact\.sh|burpcollaborator|\boast\.\w+",
-    r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b(?:[^.\n]|\.(?=\S)){0,100}\bto\b"
-    r"(?:[^.\n]|\.(?=\S)){0,40}"
-    r"(?:https?://|webhook|endpoint|server|remote\s+host|collector)",
+    r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b(?=[^\n]{0,100}\bto\b[^\n]{0,40}"
+    r"(?:https?://|webhook|endpoint|server|remote\s+host|collector))",
 )
 
 #: Sends of every kind, in any case, near misses, letters whose lower case differs in length or

@@ -113,9 +113,16 @@ _CURL_SOURCE = _CURL_WORDS + r"[^\n]*"
 _CURL_DATA = re.compile(r"[\s\"'](?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
 
 
-#: A character of the sentence words about sending stand in: a dot only inside a word (a path,
-#: ``~/.aws/credentials``, a file or host name), not one ending the sentence.
-_IN_SENTENCE = r"(?:[^.\n]|\.(?=\S))"
+#: Words about sending ("post the file to the endpoint"): searched for as the word followed by the
+#: rest (a lookahead, so each word is tried), then matched inside its sentence (:func:`_sentence_send`).
+_SENDING_WORD = r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b"
+_SENDING_REST = r"[^\n]{0,100}\bto\b[^\n]{0,40}(?:https?://|webhook|endpoint|server|remote\s+host|collector)"
+_SENDING = re.compile(_SENDING_WORD + _SENDING_REST, re.IGNORECASE)
+#: A dot that ends a sentence: one inside a word (a path, ``~/.aws/credentials``, a file or host
+#: name) does not.  The words about sending stand in one sentence, and reach this far before what
+#: they send to, which holds no dot.
+_SENTENCE_END = re.compile(r"\.(?!\S)")
+_SENDING_REACH = 160
 
 
 class _Source(NamedTuple):
@@ -139,9 +146,7 @@ _SEND_SOURCES = (
             r"smtplib\.SMTP|ftplib\.FTP|nslookup\s[^\n]{0,500}\$\(|dig\s[^\n]{0,500}\$\(|Net\.WebClient\b)|/dev/tcp/"),
     _Source(r"discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/|webhook\.site|requestbin|pipedream\.net|"
             r"ngrok(?:-free)?\.(?:io|app)|interact\.sh|burpcollaborator|\boast\.\w+"),
-    _Source(r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b"
-            rf"{_IN_SENTENCE}{{0,100}}\bto\b{_IN_SENTENCE}{{0,40}}"
-            r"(?:https?://|webhook|endpoint|server|remote\s+host|collector)", prose=True),
+    _Source(f"{_SENDING_WORD}(?={_SENDING_REST})", prose=True),
 )
 
 
@@ -315,16 +320,32 @@ def _command_send(text: str, search: re.Pattern[str], match: re.Match[str]) -> r
         start = later.start()
 
 
+def _sentence_send(text: str, match: re.Match[str], after: int) -> re.Match[str] | None:
+    """The words about sending from ``match`` to what they send to, inside its sentence: a dot
+    inside a word does not end it.  The search read each character of its windows as "no dot, or
+    one inside a word" from each word: bounding the sentence first reads them as a class.  None
+    before ``after``, the end of the last found (inside it, as a search finds them)."""
+    start = match.start()
+    if start < after:
+        return None
+    stop = _SENTENCE_END.search(text, start, start + _SENDING_REACH + 1)
+    limit = stop.start() if stop is not None and stop.start() < start + _SENDING_REACH else len(text)
+    return _SENDING.match(text, start, limit)
+
+
 def _sends(doc: Document) -> list[_Send]:
     """The network sends in a document, in order.  Words about sending are marked as carrying
     nothing, so in a script too they count only near the read: a script's log message ("sent 9
     POST requests to login endpoints") is no send of a store named in its pattern list."""
     found = []
     for number, (source, send) in enumerate(zip(_SEND_SOURCES, send_gates(), strict=True)):
+        after = 0  # words about sending inside the last found are part of it
         for each in send.finditer(doc):
-            match = _command_send(doc.folded, send.pattern, each) if number == 0 else each
+            match = (_command_send(doc.folded, send.pattern, each) if number == 0
+                     else _sentence_send(doc.folded, each, after) if source.prose else each)
             if match is None:
                 continue
+            after = match.end()
             text = match.group()
             if _remote(text):
                 found.append(_Send(match.start(), not source.prose and _carries(doc, number == 0, match)))
