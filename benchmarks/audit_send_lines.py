@@ -1,0 +1,55 @@
+"""SK620's network sends on long hostile lines: does reading httpie's words and words about sending
+stay linear?  Each shape is a line of about ``--size`` characters (1 MB) after a credential read:
+httpie words with options and separators (each word once read its options anew), curl words with no
+URL, and sentences of words about sending with and without dots (a dot inside a word is read as part
+of its sentence).  Each is audited once (``audit_document``) and its time printed.
+
+Run:  python benchmarks/audit_send_lines.py [--size 1000000] [--checkout PATH]
+      (``--checkout``: another revision's work tree, e.g. ``git worktree add /tmp/base fd05125``)
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+#: (name, file audited as, the text before the line, the piece the line repeats).
+SHAPES = (
+    ("http -", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http -"),
+    ("http -x", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http -x"),
+    ("http - ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http - "),
+    ("http ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http "),
+    ("; http -a ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "; http -a "),
+    ("'http -x ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "'http -x "),
+    ("['http', ", "scripts/a.py", "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n", "['http', "),
+    ("curl ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "curl "),
+    ("curl http -", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "curl http -"),
+    ("send to ", "README.md", "cat ~/.ssh/id_rsa\n", "send to "),
+    ("send.to.", "README.md", "cat ~/.ssh/id_rsa\n", "send.to."),
+    ("send a.to ", "README.md", "cat ~/.ssh/id_rsa\n", "send a.to "),
+    ("to.send.", "README.md", "cat ~/.ssh/id_rsa\n", "to.send."),
+    ("send to server. ", "README.md", "cat ~/.ssh/id_rsa\n", "send to server. "),
+    ("send to ", "scripts/a.sh", "cat ~/.ssh/id_rsa\n", "send to "),
+    ("send.to.", "scripts/a.sh", "cat ~/.ssh/id_rsa\n", "send.to."),
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--checkout", type=Path, default=Path(__file__).resolve().parents[1])
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.checkout))
+    from skillsite.audit.engine import audit_document
+
+    print(f"{'line of':18s} {'as':13s} {'seconds':>8s}")
+    for name, path, head, piece in SHAPES:
+        text = head + piece * (args.size // len(piece)) + "\n"
+        began = time.perf_counter()
+        audit_document(path, text)
+        print(f"{name!r:18s} {path:13s} {time.perf_counter() - began:8.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
