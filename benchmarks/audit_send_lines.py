@@ -23,6 +23,8 @@ SHAPES = (
     ("; http -a ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "; http -a "),
     ("'http -x ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "'http -x "),
     ("['http', ", "scripts/a.py", "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n", "['http', "),
+    ("['http', url...", "scripts/a.py", "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n['http', ",
+     "url"),
     ("curl ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "curl "),
     ("curl http -", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "curl http -"),
     ("send to ", "README.md", "cat ~/.ssh/id_rsa\n", "send to "),

@@ -105,3 +105,15 @@ def test_httpie_after_a_curl_word_sending_nothing_sends_it(line):
     """A curl, wget or xh word with no URL or data sends nothing; the line is searched on after it."""
     assert sk62("scripts/post.sh", f"KEY=$(cat ~/.ssh/id_rsa)\n{line}\n") == [("SK620", "high", 1)]
 
+
+
+@pytest.mark.parametrize("path, text", [
+    ("scripts/report.sh", "KEY=$(cat ~/.ssh/id_rsa)\necho 'http api.example.com returned 500'\n"),
+    ("scripts/report.sh", "KEY=$(cat ~/.ssh/id_rsa)\nlog \"http -v example.com\"\n"),
+    ("scripts/report.py", SSH_READ + 'print("http GET api.example.com answered")\n'),
+    ("scripts/report.py", SSH_READ + "ok = scheme in ['http', url_scheme]\n"),
+])
+def test_a_message_naming_httpie_runs_nothing(path, text):
+    """A review: after a quote, any httpie command line counted as run, so a log line or a list of
+    schemes beside a credential read was SK620 high; only a string a shell or a call runs counts."""
+    assert ("SK620", "high") not in [(code, severity) for code, severity, _ in sk62(path, text)]

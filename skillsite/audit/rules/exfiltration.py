@@ -208,10 +208,12 @@ _PROGRAM_ITEM = re.compile(r"[\[(][^\S\n]*[\"']$")
 _HTTPIE_URL = r"(?::[\d/]|[\w-]+(?:\.[\w-]+)+|localhost\b|[\w-]+:\d|\$|[a-z]+://)"
 _METHOD = r"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b"
 #: httpie's word as the program's item of an argument list and the next item: an option, a method,
-#: the URL, an f-string's ``{`` or a variable named for a URL (``["http", "POST", ...]``,
-#: ``spawn('http', [url, ...])``; ``("http", "https")`` is a tuple of schemes).
+#: the URL, an f-string's ``{`` or a variable whose name ends as a URL's does (``["http", "POST", ...]``,
+#: ``spawn('http', [url, ...])``; ``("http", "https")`` is a tuple of schemes, ``['http', url_scheme]``
+#: a list of them).  The name is read up to 64 characters, so a long word is not read again from each
+#: ``url`` in it.
 _ITEM_AFTER = (r"[\"'][^\S\n]*,[^\S\n]*\[?[^\S\n]*(?:[fr]?[\"'](?:-|" + _METHOD + r"|(?P<host>" + _HTTPIE_URL
-               + r")|\{)|[\w.]*(?:url|uri|endpoint)\w*[^\S\n]*[,\])])")
+               + r")|\{)|[\w.]{0,64}(?:url|uri|endpoint)[^\S\n]*[,\])])")
 _HTTPIE_ITEM = re.compile(r"https?" + _ITEM_AFTER, re.IGNORECASE)
 #: httpie's options (each maybe with a value) after its word: read once for all the words inside them.
 _HTTPIE_OPTIONS = r"(?:[^\S\n]+-[^\s\"']+(?:[^\S\n]+[^\s\"'-][^\s\"']*)?)*"
@@ -264,14 +266,22 @@ def _httpie_run(text: str, start: int, end: int, reading: _Reading) -> bool:
     return reading.host is not None and _runs_httpie(before, line_start) and _remote_host(reading.host)
 
 
+#: What runs the command line in the string it opens: a shell's ``-c``, a call that runs a command
+#: (``os.system(f"``, ``subprocess.run("``, ``exec("``, ``spawn("``), ``eval "``, or a variable named
+#: for a command (``cmd = "``); not ``echo "`` or ``log("``: a message that names a command runs nothing.
+_COMMAND_STRING = re.compile(r"(?:(?<![\w-])-c|\b(?:system|popen|run|call|check_call|check_output|getoutput|"
+                             r"exec\w*|eval|spawn\w*|shell_exec|passthru|proc_open)[^\S\n]*\(?|"
+                             r"\b\w{0,32}(?:cmd|command)[^\S\n]*[+:]?=)[^\S\n]*[fbr]?[\"']$", re.IGNORECASE)
+
+
 def _runs_httpie(before: str, line_start: bool) -> bool:
     """Whether httpie's command line after ``before`` (its line before it, from its start when
-    ``line_start``) is run: a command line in a string (after a quote: ``bash -c "http ..."``,
-    ``os.system(f"http ...")``), or a command as :func:`_env_not_run` reads ``env`` (at the start of
-    a line, maybe after a prompt, or after ``|``, ``;``, ``&&``, ``$(``, sudo ...), but not an
-    option's value (``--protocol http``)."""
+    ``line_start``) is run: a command line in a string a shell or a call runs
+    (:data:`_COMMAND_STRING`: ``bash -c "http ..."``, ``os.system(f"http ...")``), or a command as
+    :func:`_env_not_run` reads ``env`` (at the start of a line, maybe after a prompt, or after ``|``,
+    ``;``, ``&&``, ``$(``, sudo ...), but not an option's value (``--protocol http``)."""
     if before.endswith(("\"", "'")):
-        return True
+        return _COMMAND_STRING.search(before) is not None
     prompt = _PROMPT.match(before) if line_start else None
     before = before[prompt.end():] if prompt else before
     if before and not before[-1].isspace():
