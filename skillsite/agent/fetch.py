@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import re
 import socket
 import stat
 import threading
@@ -26,6 +27,12 @@ USER_AGENT = f"skillsite-loader/{FORMAT_VERSION}"
 _CHUNK = 64 * 1024
 
 
+#: An encoded dot or slash in a URL's path: servers decode and resolve them (``/live/%2E/`` is
+#: ``/live/``), ``urljoin`` reads them as names, so the place a catalog's signed metadata is read
+#: from, and its trust-on-first-use pin, would differ from the place the server serves.
+_ENCODED_STEP = re.compile(r"%2[ef]", re.IGNORECASE)
+
+
 def check_url(url: str, allowed_hosts: frozenset[str] | None, previous: str | None = None) -> None:
     """Refuse malformed and non-http(s) URLs, hosts outside ``allowed_hosts`` and https-to-http
     redirects; a refused redirect (``previous`` given) is a RedirectError naming both URLs."""
@@ -40,6 +47,9 @@ def check_url(url: str, allowed_hosts: frozenset[str] | None, previous: str | No
         raise error(f"refusing {subject}: only http and https URLs are fetched", url)
     if not host or not host.isascii():
         raise error(f"refusing {subject}: {'a host that is not ASCII' if host else 'no host'}", url)
+    if _ENCODED_STEP.search(parts.path):
+        raise error(f"refusing {subject}: its path holds an encoded '.' or '/' (%2E, %2F), which a server may "
+                    "read as a folder step and the loader as a name", url)
     if allowed_hosts is not None and host not in allowed_hosts:
         what = f"redirect from {previous} to" if previous else "URL"
         raise error(f"refusing {what} {url}: host {host!r} is not in allowed_hosts "

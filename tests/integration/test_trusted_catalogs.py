@@ -23,7 +23,7 @@ from typing import Iterator
 import pytest
 
 from skillsite.config import SiteConfig
-from skillsite.loader import Catalog, TrustError
+from skillsite.loader import Catalog, FetchError, TrustError
 from skillsite.publish.build import build
 from skillsite.publish.signing import Signing, SigningKey, new_key_file
 from support import EXAMPLES, REPO, serve_folder
@@ -339,9 +339,10 @@ def test_trust_on_first_use_holds_for_every_spelling_of_the_url(builds: Builds, 
 
 def test_trust_on_first_use_is_kept_where_the_signed_metadata_is_read(builds: Builds, keys: Keys, host: Host,
                                                                       tmp_path: Path) -> None:
-    """The pin was kept under the manifest's URL with '%2e' read as '.': /x/%2e/../live/ was
-    keyed as /live/ (no pin there) while its metadata is read from /x/live/tuf/ (urljoin reads
-    '%2e' as a name), so the catalog accepted signed at /x/live/ was then accepted unsigned."""
+    """The pin is kept where the signed metadata is read: a spelling with dot segments reads
+    /x/live/tuf/, so the catalog accepted signed at /x/live/ is refused unsigned there.  (With
+    '%2e' read as '.', /x/%2e/../live/ was keyed as /live/ while urljoin reads /x/live/tuf/: such
+    a URL is refused now, test_a_catalog_url_with_an_encoded_folder_step_is_refused.)"""
     cache, signed, bare = tmp_path / "cache", tmp_path / "signed", tmp_path / "bare"
     shutil.copytree(builds.v2, signed / "x" / "live")
     plain = unsigned(builds, tmp_path)
@@ -351,8 +352,21 @@ def test_trust_on_first_use_is_kept_where_the_signed_metadata_is_read(builds: Bu
     assert Catalog.open(url + "x/live/", cache_dir=cache).signed is not None
     host.serve(bare)
     with pytest.raises(TrustError, match="not signed"):
-        Catalog.open(url + "x/%2e/../live/", cache_dir=cache)
+        Catalog.open(url + "x/./../x/live/", cache_dir=cache)
     assert len(list(cache.glob("catalogs/*/trust"))) == 1
+
+
+@pytest.mark.parametrize("spelt", ["live/%2E/", "live/%2e/skills.json", "x/%2E%2E/live/", "live%2F/"])
+def test_a_catalog_url_with_an_encoded_folder_step_is_refused(builds: Builds, host: Host, tmp_path: Path,
+                                                               spelt: str) -> None:
+    """A review: the server reads '/live/%2E/' as '/live/', urljoin as a folder named '%2E', so the
+    pin of the catalog accepted signed at /live/ was not found and its unsigned copy was accepted.
+    A URL whose path holds an encoded '.' or '/' is refused before anything is fetched."""
+    cache, bare = tmp_path / "cache", tmp_path / "bare"
+    shutil.copytree(unsigned(builds, tmp_path), bare / "live")
+    url = host.serve(bare)
+    with pytest.raises(FetchError, match="encoded"):
+        Catalog.open(url + spelt, cache_dir=cache)
 
 
 def test_expired_metadata_kept_while_the_host_is_down_is_refused_for_what_it_is(builds: Builds, keys: Keys,
