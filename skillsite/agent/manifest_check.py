@@ -193,14 +193,8 @@ def path_problem(path: str) -> str | None:
     skill folder (SK019) or bundled file (SK020), and installers and the loader refuse one."""
     for part in path.split("/"):
         if part not in ("", ".", "..") and (why := windows_name_problem(part)) is not None:
-            return f"{_quoted(part)} {why}"
+            return f"'{part}' {why}"
     return None
-
-
-def _quoted(part: str) -> str:
-    """``part`` in quotes; escaped as Python writes it when it holds a control character, which
-    a message must not carry to a terminal as it is."""
-    return f"'{part}'" if part.isprintable() else repr(part)
 
 
 def skill_folder_problem(skill_id: str) -> str | None:

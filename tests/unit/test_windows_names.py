@@ -81,9 +81,7 @@ def test_a_character_windows_forbids_in_a_name_is_refused_naming_it(name: str, s
     """Python 3.13's ntpath.isreserved refuses them; they were accepted (a?b.md, dir/a|b)."""
     assert windows_name_problem(name) == f"holds {shown}, one of the characters Windows forbids in a file name " \
                                          "(<>\"|?* and U+0000 to U+001F)"
-    shown = f"'{name}'" if name.isprintable() else repr(name)  # a control character escaped
-    assert path_problem(f"scripts/{name}") == f"{shown} {windows_name_problem(name)}"
-    assert "\x1f" not in path_problem(f"scripts/{name}") and "\t" not in path_problem(f"scripts/{name}")
+    assert path_problem(f"scripts/{name}") == f"'{name}' {windows_name_problem(name)}"
     with pytest.raises(UnsafePathError):
         safe_relpath(f"scripts/{name}", "bundled file")
 
