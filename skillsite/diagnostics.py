@@ -62,11 +62,9 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK016", "warning", "frontmatter installers read strictly skip; skill not in the discovery index"),
     ("SK017", "warning", "bundled file name the prompt fragment (skill.xml) cannot hold; not published"),
     ("SK018", "error", "skill folder name the prompt fragment (skill.xml) cannot hold; skill not published"),
-    ("SK019", "error", "skill folder name holding a backslash, a ':', another character Windows forbids (<>\"|?*, "
-                       "a control character) or a Windows device name (CON, nul.txt), "
+    ("SK019", "error", "skill folder name holding a backslash, a ':' or a Windows device name (CON, nul.txt), "
                        "ending with a dot or a space, or hidden (.ssh), which agents refuse; skill not published"),
-    ("SK020", "warning", "bundled file name holding a backslash, a ':', another character Windows forbids (<>\"|?*, "
-                         "a control character) or a Windows device name (CON, nul.txt) or "
+    ("SK020", "warning", "bundled file name holding a backslash, a ':' or a Windows device name (CON, nul.txt) or "
                          "ending with a dot or a space, which agents refuse in a path; not published"),
     ("SK021", "warning", "a folder named SKILL.md or skill.md; not read as a skill"),
     ("SK022", "warning", "bundled file named as another of the skill in another case or Unicode form; not published"),
