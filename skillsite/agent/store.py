@@ -66,12 +66,16 @@ class LoaderCache:
         moved there when there is none yet, and used where it is when it cannot be moved."""
         folder = self._slot(pin_url(url)) / "trust"
         earlier = self._slot(url) / "trust"
-        if not folder.exists() and earlier.is_dir():
-            try:
-                folder.parent.mkdir(parents=True, exist_ok=True)
-                earlier.rename(folder)
-            except OSError:  # another process moved it first, or the cache cannot be written
-                return folder if folder.is_dir() else earlier
+        try:
+            if folder.exists() or not earlier.is_dir():
+                return folder
+        except OSError:  # a cache folder this process cannot read: its readers go on without it
+            return folder
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            earlier.rename(folder)
+        except OSError:  # another process moved it first, or the cache cannot be written
+            return folder if folder.is_dir() else earlier
         return folder
 
     def _object(self, sha: str) -> Path:
