@@ -14,6 +14,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe  # noqa: E402
+
 #: (name, file audited as, the text before the line, the piece the line repeats).
 SHAPES = (
     ("http -", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http -"),
@@ -45,12 +48,15 @@ def main() -> None:
     sys.path.insert(0, str(args.checkout))
     from skillsite.audit.engine import audit_document
 
-    print(f"{'line of':18s} {'as':13s} {'seconds':>8s}")
+    print(f"machine: {describe()}")
+    print(f"command: python benchmarks/audit_send_lines.py --size {args.size} --checkout {args.checkout}\n")
+    print("| line of | audited as | seconds |")
+    print("|---|---|---:|")
     for name, path, head, piece in SHAPES:
         text = head + piece * (args.size // len(piece)) + "\n"
         began = time.perf_counter()
         audit_document(path, text)
-        print(f"{name!r:18s} {path:13s} {time.perf_counter() - began:8.2f}", flush=True)
+        print(f"| `{name}` | {path} | {time.perf_counter() - began:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,7 @@ RUNS = [
     Run("audit_same_findings.py", ("--base", "HEAD", "--corpus", str(SAMPLE)),
         ("\nfindings: ", " skills with a difference: ", "\npattern matches: ", " files with a difference: "),
         table=False, machine=False, exits=(0, 1)),
+    Run("audit_send_lines.py", ("--size", "2000"), ("| `http -` | scripts/a.sh | ", "| `send.to.` | README.md | ")),
     Run("discover_walk.py", ("--repeat", "1"), ("/example-skills | this | ",)),
     Run("hostile_gitignore.py", ("--limit", "0.2"),
         (re.compile(r"^\| `a\*c\*b` \| 2,000 \| [\d.]+ s \| [\d.]+ s \| True \|$", re.MULTILINE),

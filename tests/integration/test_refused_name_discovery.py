@@ -82,8 +82,9 @@ def files_of(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+#: (A name ending with a space is not published at all since 34ac8c3: SK020, as Windows drops the space.)
 UNFETCHABLE = {"tab\tname.md": "holds a tab", "line\nbreak.md": "holds a line break", "and-then..md": "holds '..'",
-               "50%.md": "holds '%'", "trailing.md ": "ends with a space or a control character"}
+               "50%.md": "holds '%'"}
 
 
 def test_sk014_names_what_of_the_file_name_an_older_installer_cannot_fetch(tmp_path: Path) -> None:

@@ -20,8 +20,8 @@ def test_moved_matches_under_the_same_findings_are_named_and_pass_unless_spans_i
     findings = bench.compare([("skill", [FINDING])], [("skill", [FINDING])])
     spans = bench.compare(BEFORE_SPANS, AFTER_SPANS)
     assert findings == []
-    assert spans == ["skill/ref.md: pattern #7: the same matches in another order; "
-                     "pattern #49: only before [[40, 90]], only after [[44, 90]]"]   # one line a file
+    assert spans == ["skill/ref.md: pattern 49: only before [[40, 90]], only after [[44, 90]]; "
+                     "pattern 7: the same matches in another order"]   # one line a file
     assert bench.verdict(findings, spans, strict=False) == 0
     assert "ok: every finding is the same; pattern matches differ (1 listed above)" in capsys.readouterr().out
     assert bench.verdict(findings, spans, strict=True) == 1
