@@ -6,6 +6,7 @@ because several conftest.py files would shadow each other.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import importlib.util
 import os
@@ -16,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Iterator
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -160,6 +161,33 @@ def record_kept_rows(monkeypatch) -> dict[str, list[str]]:
     for module in (catalog, skills, page_pieces):
         monkeypatch.setattr(module, "kept_or_made", recording)
     return made
+
+
+@contextlib.contextmanager
+def serve_process(cwd: Path, *options: str) -> Iterator[list[str]]:
+    """A real ``skillsite serve src --port 0 OPTIONS`` started in ``cwd`` (its temporary folder
+    there too): yields what it said on standard error up to its "Serving ..." line (or up to its
+    end, when it stopped), and stops it with SIGTERM (a test run in the background ignores SIGINT,
+    and so would serve)."""
+    import subprocess
+
+    env = {**os.environ, "TMPDIR": str(cwd), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "skillsite", "serve", "src", "--port", "0", *options],
+                            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stderr is not None
+        said = [proc.stderr.readline()]
+        while said[-1] and not said[-1].startswith("Serving "):
+            said.append(proc.stderr.readline())
+        yield said
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+
+
+def served_port(serving: str) -> int:
+    """The port of serve's "Serving http://HOST:PORT/ ..." line."""
+    return int(serving.split()[1].rsplit(":", 1)[1].rstrip("/"))
 
 
 def serve_folder(folder: Path):

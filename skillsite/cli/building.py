@@ -272,6 +272,9 @@ def _show_served(diags: list[Diagnostic], folder: Path, everything: bool) -> Non
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               help="Configuration file [default: ./skillsite.yml if present].")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="Also answer requests for host NAME (repeatable); by default only localhost, IP addresses and "
+                   "--host are answered, against DNS rebinding.")
 @click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: any free port).")
 @click.option("--templates", "templates_dir", type=ExistingPath(file_okay=False, path_type=Path),
@@ -282,8 +285,9 @@ def _show_served(diags: list[Diagnostic], folder: Path, everything: bool) -> Non
               help="Seconds between checks for changed files.")
 @click.option("--all", "everything", is_flag=True,
               help="Print every diagnostic of each build, even more than 200 (else a summary per code).")
-def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: int, templates_dir: Path | None,
-          title: str | None, open_browser: bool, interval: float, everything: bool) -> None:
+def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, allowed_hosts: tuple[str, ...], port: int,
+          templates_dir: Path | None, title: str | None, open_browser: bool, interval: float, everything: bool
+          ) -> None:
     """Build the catalog, serve it locally and rebuild when SOURCES or templates change.
 
     Exit 2 when it cannot listen on --host and --port (taken, or no address of this machine),
@@ -311,7 +315,7 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
     try:
         server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),
                            configure=configure, config_paths=config_paths, places=places,
-                           show=lambda diags: _show_served(diags, server.tmp, everything))
+                           show=lambda diags: _show_served(diags, server.tmp, everything), allowed_hosts=allowed_hosts)
     except CannotListen as exc:
         click.echo(f"skillsite serve: cannot listen on {address_text(host, port)}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)

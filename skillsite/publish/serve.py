@@ -36,6 +36,7 @@ from skillsite.diagnostics import Diagnostic, counted, format_text, printable
 from skillsite.publish.interrupt import builds_end_on_signals
 from skillsite.publish.lock import claim
 from skillsite.publish.resident import Resident
+from skillsite.publish.serve_hosts import allowed_names, host_allowed
 from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ __all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "
 RELOAD_PATH = "/__skillsite/reload.js"
 VERSION_PATH = "/__skillsite/version"
 RELOAD_TAG = f'<script src="{RELOAD_PATH}" defer></script>'.encode()
+#: What a request naming another host is told (:mod:`skillsite.publish.serve_hosts`).
+NOT_ALLOWED = ("This server answers requests for localhost, IP addresses and the --host it listens on: a page "
+               "of another name may be a DNS-rebinding attack. To answer a name, start skillsite serve with "
+               "--allowed-host NAME.")
 #: How long a request for the version may wait for a newer one before it is answered as it is.
 VERSION_WAIT = 20.0
 RELOAD_JS = b"""(function () {
@@ -124,12 +129,14 @@ class CatalogHandler(SimpleHTTPRequestHandler):
     """
 
     reload: ReloadState | None = None
+    allowed: frozenset[str] = frozenset()   # host names answered besides addresses and localhost
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
                       ".json": "application/json", ".xml": "application/xml", ".txt": "text/plain; charset=utf-8",
                       ".svg": "image/svg+xml", ".js": "text/javascript", ".css": "text/css"}
 
-    def __init__(self, *args, reload: ReloadState | None = None, **kwargs):
+    def __init__(self, *args, reload: ReloadState | None = None, allowed: frozenset[str] = frozenset(), **kwargs):
         self.reload = reload
+        self.allowed = allowed
         super().__init__(*args, **kwargs)
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - http.server's signature
@@ -147,6 +154,8 @@ class CatalogHandler(SimpleHTTPRequestHandler):
         self._respond()
 
     def _respond(self) -> None:
+        if not host_allowed(self.headers.get("Host"), self.allowed):
+            return self.send_error(HTTPStatus.FORBIDDEN, "Host not allowed", NOT_ALLOWED)
         path = urlsplit(self.path).path
         if self.reload is not None and path == RELOAD_PATH:
             return self._send(HTTPStatus.OK, "text/javascript", RELOAD_JS)
@@ -307,11 +316,12 @@ class CannotListen(OSError):
 
 
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
-                reload: ReloadState | None = None) -> ThreadingHTTPServer:
+                reload: ReloadState | None = None, allowed_hosts: Sequence[str] = ()) -> ThreadingHTTPServer:
     """An HTTP server for a built catalog (port 0 picks a free port), on IPv6 when ``host``
     is an IPv6 address (:func:`address_family`); call ``serve_forever``.  OSError when it
     cannot listen there, a ``host`` no socket can take included (as EINVAL)."""
-    handler = functools.partial(CatalogHandler, directory=str(directory), reload=reload)
+    handler = functools.partial(CatalogHandler, directory=str(directory), reload=reload,
+                                allowed=allowed_names(host, allowed_hosts))
     server_class = CatalogServer6 if address_family(host, port) == socket.AF_INET6 else CatalogServer
     try:
         return server_class((host, port), handler)
@@ -385,7 +395,8 @@ class DevServer:
                  watch: Sequence[Path] = (), log: TextIO | None = None,
                  echo: Callable[[str], None] | None = None, configure: Callable[[], Any] | None = None,
                  config_paths: Sequence[Path] = (), show: Callable[[list[Diagnostic]], None] | None = None,
-                 places: Callable[[Any], tuple[Sequence[Path], Sequence[Path]]] | None = None):
+                 places: Callable[[Any], tuple[Sequence[Path], Sequence[Path]]] | None = None,
+                 allowed_hosts: Sequence[str] = ()):
         self.sources = [Path(s) for s in sources]
         self.config = config
         self.configure = configure
@@ -403,7 +414,7 @@ class DevServer:
         self.state = ReloadState()
         self.watched = list(self.sources) + [Path(p) for p in watch]
         try:
-            self.server = make_server(self.out, host, port, self.state)
+            self.server = make_server(self.out, host, port, self.state, allowed_hosts)
         except OSError as exc:
             self.close_folder()
             raise CannotListen(exc.errno, exc.strerror or str(exc)) from exc

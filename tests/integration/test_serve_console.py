@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support import REPO, write_skill
+from support import REPO, serve_process, write_skill
 
 #: More missing files than build lists one by one (MAX_LISTED is 200).
 MISSING = 230
@@ -24,20 +24,10 @@ MISSING = 230
 def _serve_output(tmp_path: Path, *options: str) -> tuple[list[str], list[dict] | None]:
     """What ``skillsite serve`` says on standard error up to its "Serving ..." line, and the
     diagnostics of the report file it names (None: it names none), read before it is stopped."""
-    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "skillsite", "serve", "src", "--port", "0", *options],
-                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert proc.stderr is not None
-        said = [proc.stderr.readline()]
-        while said[-1] and not said[-1].startswith("Serving "):
-            said.append(proc.stderr.readline())
+    with serve_process(tmp_path, *options) as said:
         named = [line.split("all of them are in ", 1)[1].split(" (or pass", 1)[0] for line in said
                  if "all of them are in " in line]
         return said, json.loads(Path(named[0]).read_text(encoding="utf-8"))["diagnostics"] if named else None
-    finally:
-        proc.terminate()  # SIGTERM: a test run in the background ignores SIGINT, and so would serve
-        proc.communicate(timeout=60)
 
 
 @pytest.fixture()

@@ -8,8 +8,6 @@ import os
 import select
 import shutil
 import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,7 +17,7 @@ import pytest
 
 from skillsite.publish.build import build
 from skillsite.publish.serve import ReloadState, make_server
-from support import EXAMPLES, REPO, write_skill
+from support import EXAMPLES, serve_process, served_port, write_skill
 
 PAGE = b"<html><head><title>x</title></head><body><script>alert(document.cookie)</script></body></html>\n"
 
@@ -172,22 +170,53 @@ def test_serve_listens_on_an_ipv6_host(tmp_path: Path) -> None:
     assert local.server_address[0] == "127.0.0.1"
     assert ipv6_loopback(), "this test needs an IPv6 loopback (::1) to listen on"
     write_skill(tmp_path / "src", "one")
-    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "skillsite", "serve", "src", "--host", "::1", "--port", "0"],
-                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert proc.stderr is not None
-        said = [proc.stderr.readline()]  # "Built ..." then "Serving ...", or the error and the end
-        while said[-1] and not said[-1].startswith("Serving "):
-            said.append(proc.stderr.readline())
-        serving = said[-1]
-        assert serving.startswith("Serving http://[::1]:"), said
-        port = int(serving.split()[1].rsplit(":", 1)[1].rstrip("/"))
-        connection = http.client.HTTPConnection("::1", port, timeout=30)
+    with serve_process(tmp_path, "--host", "::1") as said:  # "Built ..." then "Serving ...", or the error
+        assert said[-1].startswith("Serving http://[::1]:"), said
+        connection = http.client.HTTPConnection("::1", served_port(said[-1]), timeout=30)
         connection.request("GET", "/")
         response = connection.getresponse()
         assert response.status == 200 and b"one" in response.read()
         connection.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+
+
+def _get_for_host(host: str, port: int, path: str, named: str) -> tuple[int, bytes]:
+    """A GET of ``path`` from the server at ``host``:``port`` whose ``Host`` header is ``named``."""
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    connection.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
+    connection.putheader("Host", named)
+    connection.endheaders()
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, body
+
+
+@pytest.mark.parametrize("named", ["attacker.example:{port}", "rebind.attacker.example", "127.0.0.1.nip.io:{port}",
+                                   "localhost.attacker.example:{port}", "[::1", "x:y"])
+@pytest.mark.parametrize("path", ["/skills.json", "/skills/test-first/SKILL.md", "/", "/__skillsite/version"])
+def test_a_request_naming_another_host_is_refused(served, named: str, path: str) -> None:
+    """DNS rebinding: a page of attacker.example pointing its name at 127.0.0.1 reached the
+    catalog (200 for skills.json and every SKILL.md); now only addresses, localhost and the host
+    listened on are answered, the others get 403 and nothing of the catalog."""
+    host, port, _ = served
+    status, body = _get_for_host(host, port, path, named.format(port=port))
+    assert status == 403 and b"test-first" not in body and b"--allowed-host" in body
+
+
+@pytest.mark.parametrize("named", ["127.0.0.1:{port}", "127.0.0.1", "localhost:{port}", "LOCALHOST.", "[::1]:{port}",
+                                   "app.localhost:{port}", "10.0.0.7:{port}"])
+def test_a_request_naming_an_address_or_localhost_is_answered(served, named: str) -> None:
+    host, port, _ = served
+    status, body = _get_for_host(host, port, "/skills.json", named.format(port=port))
+    assert status == 200 and b'"test-first"' in body
+
+
+def test_serve_answers_a_host_it_is_told_to_allow(tmp_path: Path) -> None:
+    """``skillsite serve --allowed-host NAME``: requests for NAME (in any case, with a final dot)
+    are answered, those for other names still refused."""
+    write_skill(tmp_path / "src", "one")
+    with serve_process(tmp_path, "--allowed-host", "my-box.lan") as said:
+        assert said[-1].startswith("Serving http://127.0.0.1:"), said
+        port = served_port(said[-1])
+        assert _get_for_host("127.0.0.1", port, "/skills.json", f"My-Box.LAN.:{port}")[0] == 200
+        assert _get_for_host("127.0.0.1", port, "/skills.json", f"other-box.lan:{port}")[0] == 403
