@@ -21,8 +21,8 @@ from skillsite.agent.errors import LoaderError
 from skillsite.loader import Catalog
 from skillsite.mcp.on_demand import OnDemandList
 from skillsite.mcp.reopening import Reopening
-from skillsite.mcp.skills import (EXTENSION, INTERNAL_ERROR, INVALID_PARAMS, SkillsError, SkillsIndex, mime_type,
-                                  wire_content)
+from skillsite.mcp.skills import (EXTENSION, INTERNAL_ERROR, INVALID_PARAMS, SkillsError, SkillsIndex, error_message,
+                                  mime_type, wire_content)
 from skillsite.mcp.unfolding import Unfolding
 
 T = TypeVar("T")
@@ -48,27 +48,28 @@ class DirectoryParams(RequestParams):
     cursor: str | None = None
 
 
-async def _call(fn: Callable[[], Any]) -> Any:
+async def _call(fn: Callable[[], Any], error_text: Callable[[Exception], str]) -> Any:
     """``fn`` in a worker thread (reads may fetch over the network); SkillsError as MCPError, a
-    loader error (a SKILL.md that fails verification) as an internal error with its reason."""
+    loader error (a SKILL.md that fails verification) as an internal error with its reason
+    (each :func:`~skillsite.mcp.skills.error_message`)."""
     try:
         return await anyio.to_thread.run_sync(fn)
     except SkillsError as exc:
-        raise MCPError(exc.code, str(exc)) from None
+        raise MCPError(exc.code, error_message(exc)) from None
     except LoaderError as exc:
-        raise MCPError(INTERNAL_ERROR, str(exc)) from None
+        raise MCPError(INTERNAL_ERROR, error_message(exc, error_text)) from None
 
 
-def _reader(served: Reopening[Any], uri: str) -> Callable[[], str | bytes]:
+def _reader(served: Reopening[Any], uri: str, error_text: Callable[[Exception], str]) -> Callable[[], str | bytes]:
     """What ``resources/read`` of ``uri`` returns: the verified bytes of the catalog served when
     it is read (the SDK keeps the resource past a reopening), or the resource error."""
     def read() -> str | bytes:
         try:
             return wire_content(served.run(lambda parts: parts.index.read(uri)))
         except SkillsError as exc:
-            raise ResourceNotFoundError(str(exc)) from None
+            raise ResourceNotFoundError(error_message(exc)) from None
         except LoaderError as exc:
-            raise ResourceError(str(exc)) from None
+            raise ResourceError(error_message(exc, error_text)) from None
     return read
 
 
@@ -76,12 +77,14 @@ class SkillsExtension(Extension):
     """skills/list, skills/get, resources/directory/read and the skill:// resources (the SDK is
     given each of those only when read: :meth:`on_demand`).  Each request reads the index of the
     catalog served now (``served``: parts with an ``index``, replaced when the catalog is opened
-    again; default: ``index``, for good)."""
+    again; default: ``index``, for good).  ``error_text`` words a loader error, as for the tools."""
 
     identifier = EXTENSION
 
-    def __init__(self, index: SkillsIndex, served: Reopening[Any] | None = None) -> None:
+    def __init__(self, index: SkillsIndex, served: Reopening[Any] | None = None,
+                 error_text: Callable[[Exception], str] = str) -> None:
         super().__init__()
+        self.error_text = error_text
         self.served: Reopening[Any] = served if served is not None else Reopening(Indexed(index.catalog, index))
         self._listed: tuple[SkillsIndex, Unfolding[dict[str, Any]]] | None = None
         self._lock = threading.Lock()
@@ -179,7 +182,7 @@ class SkillsExtension(Extension):
     def _resource(self, uri: str) -> Any:
         name, description, path = self._run(lambda index: self._described(index, uri))
         return FunctionResource(uri=uri, name=name, description=description, mime_type=mime_type(path),
-                                fn=_reader(self.served, uri))
+                                fn=_reader(self.served, uri, self.error_text))
 
     def methods(self) -> list[Any]:
         return [MethodBinding("skills/list", ListParams, self.list_skills),
@@ -187,13 +190,13 @@ class SkillsExtension(Extension):
                 MethodBinding("resources/directory/read", DirectoryParams, self.read_directory)]
 
     async def list_skills(self, ctx: Any, params: ListParams) -> dict[str, Any]:
-        return await _call(lambda: self._run(lambda index: index.list_page(params.cursor)))
+        return await _call(lambda: self._run(lambda index: index.list_page(params.cursor)), self.error_text)
 
     async def get_skill(self, ctx: Any, params: GetParams) -> dict[str, Any]:
-        return await _call(lambda: self._run(lambda index: index.get(params.uri)))
+        return await _call(lambda: self._run(lambda index: index.get(params.uri)), self.error_text)
 
     async def read_directory(self, ctx: Any, params: DirectoryParams) -> dict[str, Any]:
         if params.cursor is not None:
             raise MCPError(INVALID_PARAMS, "invalid resources/directory/read cursor")
-        found = await _call(lambda: self._run(lambda index: index.directory(params.uri)))
+        found = await _call(lambda: self._run(lambda index: index.directory(params.uri)), self.error_text)
         return {"resultType": "complete", "resources": found}

@@ -168,15 +168,17 @@ class CatalogParts:
     listing: Once[CatalogListing]
 
 
-def catalog_parts(catalog: Catalog, reopens: bool = False) -> CatalogParts:
+def catalog_parts(catalog: Catalog, reopens: bool = False,
+                  error_text: Callable[[Exception], str] = str) -> CatalogParts:
     """The parts of ``catalog``, each made when a request first needs it: nothing is read yet
     (``reopens``: for a server that opens the catalog again, whose ``skills/list`` then fails
-    for a skill that fails because of a new build, rather than leave it out)."""
+    for a skill that fails because of a new build, rather than leave it out; ``error_text``: how
+    the index words a loader error it names)."""
     from skillsite.mcp.tools import SlashPrompts
 
     checked = ServedEntries(catalog)
     cures = (lambda exc: reopen_reason(catalog, exc) is not None) if reopens else (lambda exc: False)
-    return CatalogParts(catalog, checked, SkillsIndex(catalog, PAGE_SIZE, checked, cures),
+    return CatalogParts(catalog, checked, SkillsIndex(catalog, PAGE_SIZE, checked, cures, error_text),
                         SlashPrompts(catalog, checked), Once(lambda: CatalogListing(catalog, checked)))
 
 
@@ -186,7 +188,7 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str,
     (:mod:`skillsite.mcp.skills`); the prompts of its skills and their ``skill://`` files are
     listed from the catalog, and each given to the SDK only when a request names it
     (:mod:`skillsite.mcp.on_demand`).  ``error_text`` words a loader error
-    for the tools' answers (``skillsite mcp`` names its own flags).  Each entry is checked once,
+    for the tools' and the extension's answers (``skillsite mcp`` names its own flags).  Each entry is checked once,
     when a request first needs it (:class:`ServedEntries`, which logs each one left out), and
     every part serves those: start-up reads no entry (nor a paged catalog's pages).
 
@@ -202,9 +204,9 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str,
     from skillsite.mcp.tools import ServedPrompts, add_tools  # need pydantic, which comes with the SDK
 
     title = catalog_title(catalog) or "skills"
-    served = Reopening(catalog_parts(catalog, reopen is not None),
-                       None if reopen is None else lambda: catalog_parts(reopen(), True))
-    extension = SkillsExtension(served.current.index, served)
+    served = Reopening(catalog_parts(catalog, reopen is not None, error_text),
+                       None if reopen is None else lambda: catalog_parts(reopen(), True, error_text))
+    extension = SkillsExtension(served.current.index, served, error_text)
     bus = InMemorySubscriptionBus()  # the list-changed events of subscriptions/listen streams
     server = server_class("skillsite", subscriptions=bus, instructions=(
         f"Agent skills from the catalog '{title}'. Call search_skills {{\"query\": ...}} to find a skill "

@@ -62,7 +62,7 @@ from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
 from skillsite.mcp.once import Once
 from skillsite.mcp.unfolding import Unfolding
 from skillsite.mcp.served_entries import (MAX_TEXT, CheckedEntries, ServedEntries, bounded_text, over_limits_note,
-                                         served_entries)
+                                         served_entries, wire_text)
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512
@@ -92,6 +92,13 @@ class SkillsError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+def error_message(exc: Exception, error_text: Callable[[Exception], str] = str) -> str:
+    """An error as the extension sends it, as the tools send theirs: a loader error worded by
+    ``error_text`` (``skillsite mcp`` names its own flags), any other as it says, then
+    :func:`wire_text` (a catalog path may hold a lone surrogate, which would kill the SDK's writer)."""
+    return wire_text(error_text(exc) if isinstance(exc, LoaderError) else str(exc))
 
 
 def mime_type(path: str) -> str:
@@ -158,15 +165,18 @@ class SkillsIndex:
     the server's :class:`ServedEntries`, or entries checked already).  Each answer checks the
     entries it needs (:class:`~skillsite.mcp.file_tables.FileTables`): a ``skills/list`` page those
     up to its last skill and the next, ``skills/get`` the skill's and those its path may be of, a
-    directory read those whose files may be in it; the properties are the whole tables."""
+    directory read those whose files may be in it; the properties are the whole tables.
+    ``error_text`` words a loader error a ``skills/list`` page names (:func:`error_message`)."""
 
     def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE,
                  checked: CheckedEntries | ServedEntries | None = None,
-                 reopening_cures: Callable[[LoaderError], bool] = lambda exc: False) -> None:
+                 reopening_cures: Callable[[LoaderError], bool] = lambda exc: False,
+                 error_text: Callable[[Exception], str] = str) -> None:
         if page_size < 1:
             raise ValueError("page_size must be positive")
         self.catalog = catalog
         self.reopening_cures = reopening_cures  # a skill that fails for it fails the page, not just itself
+        self.error_text = error_text
         self.page_size = page_size
         self.build = build_of(catalog)   # what its cursors name (a reopened server's are another build's)
         self._served = served_entries(catalog, checked)
@@ -296,7 +306,7 @@ class SkillsIndex:
                 if isinstance(exc, LoaderError) and not omitted and self.reopening_cures(exc):
                     raise  # a new build published (or the metadata expired): the server opens it and asks again
                 log.warning("skills/list: leaving out %s: %s", uri, exc)
-                omitted.append({"uri": uri, "error": str(exc)})
+                omitted.append({"uri": uri, "error": error_message(exc, self.error_text)})
         result: dict[str, Any] = {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS,
                                   "cacheScope": CACHE_SCOPE}
         meta: dict[str, Any] = {OMITTED_META: omitted} if omitted else {}

@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.types import Request  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 from skillsite.mcp.served_entries import MAX_TAGS, MAX_TEXT  # noqa: E402
-from skillsite.mcp.skills import LIMITS_META  # noqa: E402
+from skillsite.mcp.skills import LIMITS_META, OMITTED_META  # noqa: E402
 from support import REPO, run_async_in_thread  # noqa: E402
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
@@ -107,6 +107,41 @@ def test_a_prompt_that_cannot_be_given_says_why(site: Path, tmp_path: Path) -> N
     assert out["refused"] == ("SKILL.md of release-manager/changelog is larger than the "
                               f"{len(skill_md.read_bytes()) - 33:,} bytes the catalog records; refusing it")
     assert out["given"].messages[0].content.text.startswith("# ")  # the server goes on serving
+
+
+def test_an_error_naming_a_path_that_is_not_utf8_is_sent_not_fatal(site: Path, tmp_path: Path) -> None:
+    """A local catalog under a folder whose name is not UTF-8 (b"bad\\xff", a lone surrogate in
+    Python's text of its path), a bundled file and a listed SKILL.md missing: the Skills extension
+    sent the loader's error naming the path as it was, the SDK's writer could not encode it, and
+    the server died, leaving the client waiting.  resources/read, skills/get and the skills/list
+    page's omitted note say it with U+FFFD, as read_skill_resource does, and the server goes on."""
+    folder = tmp_path / os.fsdecode(b"bad\xff") / "site"
+    shutil.copytree(site, folder)
+    (folder / "skills/house-style/references/glossary.md").unlink()
+    (folder / "skills/test-first/SKILL.md").unlink()
+    shown = str(folder).replace(LONE, "\ufffd")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        pages = [await skills_request(session, "skills/list")]
+        while "nextCursor" in pages[-1]:
+            pages.append(await skills_request(session, "skills/list", cursor=pages[-1]["nextCursor"]))
+        got = ""
+        try:
+            await skills_request(session, "skills/get", uri="skill://test-first/SKILL.md")
+        except Exception as exc:  # the client raises the server's error
+            got = str(exc)
+        return {"read": await refused(session, "skill://house-style/references/glossary.md"), "got": got,
+                "tool": await session.call_tool("read_skill_resource", {"skill": "house-style",
+                                                                        "path": "references/glossary.md"}),
+                "pages": pages, "tools": await session.list_tools()}
+
+    out = run_async_in_thread(session_run, folder, body, timeout=180)
+    missing = f"cannot read {shown}/skills/house-style/references/glossary.md: no such file"
+    assert out["read"] == missing and text_of(out["tool"]).endswith(missing)
+    assert out["got"] == f"cannot read {shown}/skills/test-first/SKILL.md: no such file"
+    omitted = [o for page in out["pages"] for o in (page.get("_meta") or {}).get(OMITTED_META, [])]
+    assert omitted == [{"uri": "skill://test-first/SKILL.md", "error": out["got"]}]
+    assert "search_skills" in {t.name for t in out["tools"].tools}  # the server is still up
 
 
 HUGE = 1_000_000  # characters of each hostile text: the specification's longest description is 1,024

@@ -351,8 +351,10 @@ def test_a_skill_above_max_risk_is_neither_listed_nor_served(tmp_path: Path) -> 
         (listing,) = server.result("resources/read", uri="skillsite://catalog")["contents"]
         prompts = server.result("prompts/list")["prompts"]
     assert [s["uri"] for s in page["skills"]] == ["skill://clean/SKILL.md"] and "_meta" not in page
-    assert refused["error"]["code"] == -32603 and "above max_risk='medium'" in refused["error"]["message"]
-    assert unread["error"]["code"] == -32603 and "above max_risk='medium'" in unread["error"]["message"]
+    said = ("skill m-curl-sh is rated high risk by the catalog's audit, above --max-risk medium; "
+            "pass --max-risk high to use it anyway")  # the flag skillsite mcp takes, as the tools say
+    assert refused["error"] == {"code": -32603, "message": said}
+    assert unread["error"]["code"] == -32603 and unread["error"]["message"] == said
     assert "skill://clean/SKILL.md" in resources and not [uri for uri in resources if "m-curl-sh" in uri]
     catalog = json.loads(listing["text"])
     assert [s["id"] for s in catalog["skills"]] == ["clean"]
