@@ -249,8 +249,10 @@ class SkillsIndex:
     def frontmatter(self, skill_id: str) -> Frontmatter:
         """The skill's frontmatter, read from its verified SKILL.md (once per digest), as
         :func:`bounded_frontmatter` gives it.  A SKILL.md that cannot be read is the loader's error
-        (a server that opens its catalog again tells a new build from tampering by it)."""
-        entry = self._entry_of(skill_id)
+        (a server that opens its catalog again tells a new build from tampering by it).  A skill
+        above ``max_risk`` is the loader's RiskError each time, as ``load`` checks it: the digest
+        may be cached from another skill's SKILL.md, the same bytes."""
+        entry = self.catalog._usable(self._entry_of(skill_id))
         if entry.sha256 not in self._frontmatter:
             try:
                 data = frontmatter_object(self.catalog.load(skill_id).raw)
