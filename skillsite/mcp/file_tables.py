@@ -250,19 +250,36 @@ def _prefixes(path: str) -> list[str]:
 def _collect(served: Callable[[str], ManifestEntry | None], entry: ManifestEntry, base: str,
              seen: set[str]) -> list[SkillFile]:
     """SKILL.md, the bundled files and, under their folders, the nested skills' files (``served``:
-    the entry served under an id, None when none is)."""
+    the entry served under an id, None when none is), each skill's before those nested in it, in
+    the order of its children: walked with a stack of its own, as a chain of nested skills in an
+    untrusted catalog may be longer than Python's recursion allows."""
+    files = _own_files(entry, base)
     seen.add(entry.id)
+    stack = [(entry, base, iter(entry.children))]
+    while stack:
+        parent, parent_base, children = stack[-1]
+        child_id = next(children, None)
+        if child_id is None:
+            stack.pop()
+            continue
+        if child_id in seen or not child_id.startswith(parent.id + "/"):
+            continue
+        child = served(child_id)
+        if child is not None:
+            child_base = f"{parent_base}/{url_of(child_id[len(parent.id) + 1:])}"
+            seen.add(child.id)
+            files += _own_files(child, child_base)
+            stack.append((child, child_base, iter(child.children)))
+    return files
+
+
+def _own_files(entry: ManifestEntry, base: str) -> list[SkillFile]:
+    """A skill's SKILL.md and bundled files under ``base``, without its nested skills'."""
     size = entry.size.bytes if entry.size is not None else None
     files = [SkillFile(base + "/SKILL.md", entry.id, "SKILL.md", entry.sha256, _size(size))]
     for record in entry.files:
         path = safe_relpath(record.path, "file path")
         files.append(SkillFile(f"{base}/{url_of(path)}", entry.id, path, record.sha256, _size(record.bytes)))
-    for child_id in entry.children:
-        if child_id in seen or not child_id.startswith(entry.id + "/"):
-            continue
-        child = served(child_id)
-        if child is not None:
-            files += _collect(served, child, f"{base}/{url_of(child_id[len(entry.id) + 1:])}", seen)
     return files
 
 

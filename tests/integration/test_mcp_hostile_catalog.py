@@ -424,3 +424,47 @@ async def refused(session: ClientSession, uri: str) -> str | None:
     except Exception as exc:  # the client raises the server's error
         return str(exc)
     return None
+
+
+DEEP = 1_100  # nested skills a/a/a/...: past Python's recursion limit (1,000), each id well under MAX_PATH_BYTES
+
+
+def test_a_chain_of_nested_skills_deeper_than_python_recursion_is_listed(site: Path, tmp_path: Path) -> None:
+    """A catalog nesting skills 1,100 deep (ids ``a``, ``a/a``, ...): a skill's files were
+    collected by a call per nesting level, so skills/list, resources/list, skills/get,
+    resources/read and resources/directory/read each answered a RecursionError (code 0, a
+    traceback in the log) for the whole catalog.  The walk keeps a stack of its own: each
+    answers, the chain's skills and the catalog's others listed."""
+    deep = tmp_path / "site"
+    shutil.copytree(site, deep)
+    data = json.loads((deep / "skills.json").read_text("utf-8"))
+    model = next(e for e in data["skills"] if e["id"] == "test-first")
+    for depth in range(1, DEEP + 1):  # not user-invocable: no prompt each, a quick start
+        data["skills"].append({**model, "id": "/".join(["a"] * depth), "name": "a", "command": None, "files": [],
+                               "parent": "/".join(["a"] * (depth - 1)) or None,
+                               "children": ["/".join(["a"] * (depth + 1))] if depth < DEEP else [],
+                               "visibility": {**model["visibility"], "user_invocable": False}})
+    data["counts"].update(skills=len(data["skills"]), visible=len(data["skills"]), longest_path_bytes=2 * DEEP)
+    (deep / "skills.json").write_text(json.dumps(data), "utf-8")
+    deepest = "skill://" + "/".join(["a"] * DEEP) + "/SKILL.md"
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        pages = [await skills_request(session, "skills/list")]
+        while "nextCursor" in pages[-1] and len(pages) < 5:   # the chain's first skill follows the 13 examples
+            pages.append(await skills_request(session, "skills/list", cursor=pages[-1]["nextCursor"]))
+        return {"skills": [skill["uri"] for page in pages for skill in page["skills"]],
+                "resources": await session.list_resources(),
+                "get": await skills_request(session, "skills/get", uri="skill://a/SKILL.md"),
+                "read": await session.read_resource(deepest),
+                "folder": await skills_request(session, "resources/directory/read", uri="skill://a/a")}
+
+    log = tmp_path / "server.log"
+    out = run_async_in_thread(session_run, deep, body, log, timeout=180)
+    assert "Traceback" not in log.read_text("utf-8")
+    assert {"skill://test-first/SKILL.md", "skill://a/SKILL.md"} <= set(out["skills"]), out["skills"]
+    uris = [str(r.uri) for r in out["resources"].resources]
+    assert "skill://test-first/SKILL.md" in uris and "skill://a/SKILL.md" in uris
+    got = [r["uri"] for r in out["get"]["skill"]["resources"]]
+    assert len(got) == DEEP and got[0] == "skill://a/SKILL.md" and deepest in got
+    assert out["read"].contents[0].text == (site / model["urls"]["skill_md"]).read_text("utf-8")
+    assert [r["uri"] for r in out["folder"]["resources"]] == ["skill://a/a/SKILL.md", "skill://a/a/a"]
