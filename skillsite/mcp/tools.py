@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import threading
 from typing import Annotated, Any, Callable, Iterator, NamedTuple, TypeVar
 
@@ -19,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import AliasChoices, Field
 
 from skillsite.agent.catalog_format import within_max_risk
+from skillsite.agent.commands import split_command_line
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError, SearchResult
 from skillsite.mcp.on_demand import OnDemandList
@@ -31,6 +33,7 @@ from skillsite.mcp.unfolding import Unfolding
 
 MAX_K = 50
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 Query = Annotated[str, Field(description="What the task is about, in words (e.g. 'roll back a release').")]
 #: Strict: the schema says integer, and pydantic's lax mode took "3", true and 5.0 for one.
@@ -159,6 +162,12 @@ def command_prompt(message: Callable[[str], str], command: str, description: str
     return Prompt.from_function(run_skill, name=bounded_text(command), description=bounded_text(description))
 
 
+def runs_as_typed(command: str) -> bool:
+    """Whether ``/command task`` gives ``command`` back whole, as the loader splits a command line
+    (:func:`~skillsite.agent.commands.split_command_line`): not when it holds white space."""
+    return split_command_line(f"/{command}") == (command, "")
+
+
 def listed_prompt(prompt: Prompt) -> dict[str, Any]:
     """``prompt`` as ``prompts/list`` gives it: as the SDK's ``MCPServer.list_prompts`` makes it, in JSON."""
     arguments = [types.PromptArgument(name=a.name, description=a.description, required=a.required)
@@ -191,10 +200,22 @@ class SlashPrompts:
         self._listed = Once(lambda: Unfolding(self._listing(), remake=self._listing))
 
     def _sorted_commands(self) -> list[tuple[str, str]]:
-        """Each skill with a command, as (that command as served (:func:`wire_text`), its id), in
-        the order of those commands (the catalog's among equal ones)."""
-        found = [(wire_text(command), skill_id) for skill_id, command in self.catalog.commands()]
-        return sorted(found, key=lambda pair: pair[0])
+        """Each skill with a command a prompt can run, as (that command as served
+        (:func:`wire_text`), its id), in the order of those commands, the catalog's last first
+        among equal ones: a hostile catalog may give two skills one command, and the loader's
+        command line runs the last (:meth:`~skillsite.loader.Catalog.command_message`), so the
+        prompt listed is that one's.  A command the loader would not read back whole from a
+        command line (it holds white space: no build makes one) is left out, logged."""
+        pairs = list(self.catalog.commands())
+        runnable = [(index, skill_id, command) for index, (skill_id, command) in enumerate(pairs)
+                    if runs_as_typed(command)]
+        if len(runnable) < len(pairs):
+            skill_id, command = next(pair for pair in pairs if not runs_as_typed(pair[1]))
+            log.warning("prompts: leaving out %d slash command(s) a command line cannot give whole (the first: "
+                        "skill %r, command %r)", len(pairs) - len(runnable), bounded_text(wire_text(skill_id)),
+                        bounded_text(wire_text(command)))
+        found = sorted(((wire_text(command), -index, skill_id) for index, skill_id, command in runnable))
+        return [(command, skill_id) for command, _, skill_id in found]
 
     def _by_name(self) -> dict[str, list[str]]:
         """The ids of the skills by the name their prompt would be listed under, each name's in order."""

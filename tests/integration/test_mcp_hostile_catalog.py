@@ -144,6 +144,66 @@ def test_an_error_naming_a_path_that_is_not_utf8_is_sent_not_fatal(site: Path, t
     assert "search_skills" in {t.name for t in out["tools"].tools}  # the server is still up
 
 
+def test_a_command_holding_white_space_is_no_prompt(site: Path, tmp_path: Path) -> None:
+    """A catalog giving code-review the command ``test_first now``: its prompt was listed with
+    code-review's description and ran as the command line ``/test_first now go``, test-first's
+    instructions with the task "now go".  A command line cannot give such a command whole (no
+    build makes one): it is no prompt, and the log says so."""
+    hostile = tmp_path / "site"
+    shutil.copytree(site, hostile)
+    data = json.loads((hostile / "skills.json").read_text("utf-8"))
+    entries = {e["id"]: e for e in data["skills"]}
+    entries["code-review"]["command"] = "test_first now"
+    (hostile / "skills.json").write_text(json.dumps(data), "utf-8")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {"prompts": await session.list_prompts(), "refused": await refused_prompt(session, "test_first now"),
+                "given": await session.get_prompt("test_first", {"task": "go"})}
+
+    log = tmp_path / "server.log"
+    out = run_async_in_thread(session_run, hostile, body, log, timeout=180)
+    names = [prompt.name for prompt in out["prompts"].prompts]
+    assert "test_first" in names and "test_first now" not in names, names
+    assert out["refused"] is not None and "Unknown prompt: test_first now" in out["refused"]
+    assert out["given"].messages[0].content.text.endswith("\n\nTask: go")
+    assert ("leaving out 1 slash command(s) a command line cannot give whole (the first: skill 'code-review', "
+            "command 'test_first now')") in log.read_text("utf-8")
+
+
+def test_a_command_two_skills_share_is_listed_as_the_skill_it_runs(site: Path, tmp_path: Path) -> None:
+    """A catalog giving a copy of code-review, after test-first, test-first's command: the prompt
+    was listed (and given) with test-first's description, the first entry's, while it ran the
+    loader's command line, which answers with the last (code-review's instructions).  The prompt
+    is the last entry's, as the command line runs it."""
+    hostile = tmp_path / "site"
+    shutil.copytree(site, hostile)
+    data = json.loads((hostile / "skills.json").read_text("utf-8"))
+    entries = {e["id"]: e for e in data["skills"]}
+    data["skills"].append({**entries["code-review"], "id": "code-review-copy", "name": "code-review-copy",
+                           "command": entries["test-first"]["command"]})
+    (hostile / "skills.json").write_text(json.dumps(data), "utf-8")
+    command = entries["test-first"]["command"]
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {"prompts": await session.list_prompts(), "given": await session.get_prompt(command, {"task": "go"})}
+
+    out = run_async_in_thread(session_run, hostile, body, timeout=180)
+    listed = [prompt for prompt in out["prompts"].prompts if prompt.name == command]
+    assert [prompt.description for prompt in listed] == [entries["code-review"]["description"]]
+    assert out["given"].description == entries["code-review"]["description"]
+    instructions = (hostile / entries["code-review"]["urls"]["skill_md"]).read_text("utf-8").split("---\n", 2)[2]
+    assert out["given"].messages[0].content.text == instructions.strip("\n") + "\n\nTask: go"
+
+
+async def refused_prompt(session: ClientSession, name: str) -> str | None:
+    """The error getting the prompt ``name`` gives, None when it is given."""
+    try:
+        await session.get_prompt(name, {"task": "go"})
+    except Exception as exc:  # the client raises the server's error
+        return str(exc)
+    return None
+
+
 HUGE = 1_000_000  # characters of each hostile text: the specification's longest description is 1,024
 
 
