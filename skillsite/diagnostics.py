@@ -70,6 +70,8 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK022", "warning", "bundled file named as another of the skill in another case or Unicode form; not published"),
     ("SK023", "warning", "file named SKILL.md in another case (Skill.md, SKILL.MD); folder not read as a skill"),
     ("SK024", "warning", "skill name a Windows device name (aux, con); skill not in the discovery indexes"),
+    ("SK025", "warning", "SKILL.md in a folder never searched (a tool's folder, a virtual environment, a published "
+              "catalog); not read, not audited"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

@@ -49,7 +49,7 @@ def summary_line(report: AuditReport) -> str:
     return (f"{counted(s['skills'], 'skill')} audited: {s['high']} high, {s['medium']} medium, {s['low']} low risk; "
             f"{counted(s['findings'], 'finding')} ({s['suppressed']} suppressed, "
             f"{counted(s['problems'] - s['unaudited'], 'suppression problem')})"
-            + (f"; {counted(s['unaudited'], 'place')} not audited (unreadable, too deep or not UTF-8)"
+            + (f"; {counted(s['unaudited'], 'place')} not audited (unreadable, too deep, not UTF-8 or never searched)"
                if s["unaudited"] else ""))
 
 

@@ -75,8 +75,9 @@ def audit_paths(paths: Sequence[Path], suppressions: Sequence[Suppression] = (),
 
 
 #: What discovery says of a place it did not search: it cannot be read (SK006), it lies deeper
-#: than discovery goes (SK008), its name is not UTF-8 (SK011).
-UNSEEN_CODES = frozenset({"SK006", "SK008", "SK011"})
+#: than discovery goes (SK008), its name is not UTF-8 (SK011), it is a folder never searched
+#: holding a SKILL.md (SK025: ``node_modules``, a virtual environment, a published catalog).
+UNSEEN_CODES = frozenset({"SK006", "SK008", "SK011", "SK025"})
 
 
 def _unseen(diag: Diagnostic) -> Finding:

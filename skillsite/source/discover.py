@@ -198,6 +198,9 @@ class _RootWalker:
         by_name = {e.name: e for e in entries}
         if rel and (OUTPUT_MARKER in by_name or is_environment(by_name)):
             self.partial.add(rel)
+            if _skill_file(by_name) is not None:
+                kind = "a published catalog" if OUTPUT_MARKER in by_name else "a virtual environment"
+                self._unsearched_skill(rel, _skill_file(by_name), kind)
             return []  # a published catalog (e.g. _site inside the sources) is output; a venv is a tool's
         if GITIGNORE in by_name:
             ignores = ignores.with_file(os.path.join(seen, GITIGNORE), rel)
@@ -262,6 +265,22 @@ class _RootWalker:
         except OSError:
             return False
 
+    def _tool_folder_skill(self, rel: str, path: str) -> None:
+        """SK025 when the tool's folder at ``rel`` (``node_modules``, ``__pycache__``; not a version
+        control folder) holds a SKILL.md itself: a skill folder given such a name is never searched."""
+        for name in SKILL_FILES:
+            if os.path.isfile(os.path.join(path, name)):
+                self._unsearched_skill(rel, name, "a tool's folder")
+                return
+
+    def _unsearched_skill(self, rel: str, skill_file: str, kind: str) -> None:
+        """SK025: the folder at ``rel``, never searched (``kind``), holds ``skill_file``.  Agents that
+        read the folder as a skill load it; unsaid, it would be hidden from validate and the audit."""
+        self.diags.append(make("SK025", f"'{rel.rpartition('/')[2]}' is never searched ({kind}): the skill in "
+                                        "it is not read, checked or audited, though an agent reading the folder "
+                                        "loads it; rename the folder or move the skill",
+                               self.show(f"{rel}/{skill_file}")))
+
     def _entries(self, node: _Dir, entries: list[os.DirEntry], ancestors: frozenset[str], ignores: Ignores
                  ) -> list:
         """Note a folder's files; its subfolders (and symlinked folders) to walk into."""
@@ -274,6 +293,8 @@ class _RootWalker:
             if tool or (self.exclude and _excluded(prefix + name, self.exclude)):
                 if not (name in AUDIT_SKIPPED_DIRS and _is_folder(entry)):
                     self.partial.add(node.rel)
+                if tool and name in TOOL_FOLDERS and name not in VCS_FOLDERS and _is_folder(entry):
+                    self._tool_folder_skill(prefix + name, entry.path)
                 if not tool:
                     self.leave_out("exclude", entry)
                 continue

@@ -249,6 +249,30 @@ def test_tool_folders_and_virtual_environments_are_not_searched(tmp_path):
     assert [s.id for s in discover([tmp_path]).sources] == ["kept"]
 
 
+def test_a_skill_in_a_folder_never_searched_is_named_and_fails_the_audit(tmp_path):
+    """A pull request hid a skill from validate and the audit ("0 skills audited", exit 0) by
+    naming its folder node_modules or __pycache__, or by putting a pyvenv.cfg or a catalog's
+    marker beside its SKILL.md, while agents reading the folder as a skill still load it.  Each
+    such SKILL.md is named (SK025) and is a high problem of the audit's report; a skill deeper
+    inside such a folder (a package's) and a version-control folder's are not."""
+    from skillsite.agent.site_urls import OUTPUT_MARKER
+    from skillsite.audit.report import audit_paths
+
+    for folder in ("node_modules", "__pycache__", "venv", "out", ".git", "node_modules/pkg/inside"):
+        write_skill(tmp_path, folder)
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / "out" / OUTPUT_MARKER).write_text("")
+    found = discover([tmp_path])
+    named = sorted((d.path, d.message.split(":")[0]) for d in found.diagnostics if d.code == "SK025")
+    assert named == [(str(tmp_path / folder / "SKILL.md"), f"'{folder}' is never searched ({kind})")
+                     for folder, kind in (("__pycache__", "a tool's folder"), ("node_modules", "a tool's folder"),
+                                          ("out", "a published catalog"), ("venv", "a virtual environment"))]
+    assert not found.sources
+    report = audit_paths([tmp_path])
+    assert sorted((p.path, p.severity, p.code) for p in report.problems) == [
+        (path, "high", "SK644") for path, _ in named]
+
+
 def test_a_version_control_folder_however_spelt_is_neither_searched_nor_published(tmp_path):
     """``.GIT`` is ``.git`` on macOS and Windows: a catalog publishing it would plant git's
     config and hooks in every installed copy (and the installer refuses such a path)."""
