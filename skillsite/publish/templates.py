@@ -2,21 +2,27 @@
 
 Templates come from ``templates/`` (shipped in the wheel as ``skillsite/templates``); a folder
 named by ``SiteConfig.templates`` overrides single templates or static files.  Autoescaping is
-on for HTML and XML, and an undefined name is an error.
+on for HTML and XML, and an undefined name is an error.  A file of that folder is read only when
+it is a regular file inside it (a symlink may lead elsewhere in the folder, not out of it): the
+folder is often a pull request's, and a link to ``/proc/self/environ`` or a key would publish it.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
+import stat
 import traceback
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import jinja2
 from jinja2 import meta
+from jinja2.loaders import split_template_path
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
+from skillsite.config import builtin_templates
 from skillsite.publish.markdown import without_controls
 from skillsite.publish.staging import Staging
 from skillsite.publish.views import display_text, human_bytes, markdown_text
@@ -50,7 +56,7 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
     a site's own templates (``templates`` in a cloned repository's skillsite.yml) reach no Python
     internals, so they run no command (``cycler.__init__.__globals__.os`` is refused)."""
     env = SandboxedEnvironment(
-        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in dirs]),
+        loader=jinja2.ChoiceLoader([FolderLoader(d) for d in dirs]),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -113,9 +119,10 @@ def templates_digest(dirs: Sequence[Path]) -> str:
     """A digest of every template and static file: a page made from other ones is made again."""
     content = hashlib.sha256()
     for folder in dirs:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            content.update(f"{path.relative_to(folder)}\0{path.stat().st_size}\0".encode())
-            content.update(path.read_bytes())
+        for path in template_files(folder):
+            data = read_template_file(folder, path)
+            content.update(f"{path.relative_to(folder)}\0{len(data)}\0".encode())
+            content.update(data)
     return content.hexdigest()
 
 
@@ -124,13 +131,139 @@ def write_assets(staging: Staging, dirs: Sequence[Path]) -> dict[str, str]:
     returns logical name -> site path."""
     assets: dict[str, str] = {}
     for name in STATIC_FILES:
-        source = next((d / "static" / name for d in dirs if (d / "static" / name).is_file()), None)
-        if source is None:
+        found = next(((d, d / "static" / name) for d in dirs if os.path.lexists(d / "static" / name)), None)
+        if found is None:
             raise FileNotFoundError(f"static file {name} is missing from the templates")
-        data = source.read_bytes()
+        data = read_template_file(*found)
         stem, _, suffixes = name.partition(".")
         sha = hashlib.sha256(data).hexdigest()
         rel = f"assets/{stem}.{sha[:10]}.{suffixes}"
         staging.write_keyed(rel, sha, lambda: data)
         assets[name] = rel
     return assets
+
+
+class FolderLoader(jinja2.FileSystemLoader):
+    """Jinja2's loader of one folder, reading a template only as :func:`read_template_file` does."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(str(folder))
+        self.folder = folder
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        path = self.folder.joinpath(*split_template_path(template))
+        if not os.path.lexists(path) or (os.path.isdir(path) and not os.path.islink(path)):
+            raise jinja2.TemplateNotFound(template)
+        contents = read_template_file(self.folder, path).decode("utf-8")
+        mtime = os.path.getmtime(path)
+        return contents, os.path.normpath(path), lambda: _mtime(path) == mtime
+
+
+def _mtime(path: Path) -> float | None:
+    """When ``path`` was last changed (None once it is gone): a template read again after."""
+    try:
+        return os.path.getmtime(path)
+    except OSError:
+        return None
+
+
+def template_files(folder: Path) -> list[Path]:
+    """The files of the templates folder ``folder``, sorted (a symlink to a folder inside it is
+    not walked into); TemplateProblem for one :func:`read_template_file` would refuse."""
+    if os.path.isdir(folder) and os.stat(folder).st_dev in _pseudo_devices():
+        raise TemplateProblem(f"templates folder {folder}: on a pseudo file system (/proc, /sys), not a folder "
+                              "of files; not read")
+    found: list[Path] = []
+    for top, subdirs, names in os.walk(folder):
+        links = [name for name in subdirs if os.path.islink(os.path.join(top, name))]
+        for name in names + links:
+            kind = _checked(folder, Path(top, name))
+            if kind is not None and stat.S_ISREG(kind):
+                found.append(Path(top, name))
+    return sorted(found)
+
+
+def read_template_file(folder: Path, path: Path) -> bytes:
+    """The bytes of ``path``, a file of the templates folder ``folder``: refused (TemplateProblem)
+    when it is no regular file (a pipe would hang the build, a device or a file of ``/proc``
+    never end) or, in a site's own folder, a symlink leading out of it; an error reading it names it."""
+    _checked(folder, path, needed=True)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise TemplateProblem(f"template {path}: not a regular file; not read")
+            return handle.read()
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+
+
+def _checked(folder: Path, path: Path, needed: bool = False) -> int | None:
+    """The mode of what ``path`` (in ``folder``) leads to; None for a folder, or a symlink leading
+    nowhere unless ``needed``.  TemplateProblem for a symlink out of a site's own folder, for what
+    is neither a regular file nor a folder, and for a file of a pseudo file system."""
+    if os.path.islink(path) and not _builtin(folder):
+        target = os.path.realpath(path)
+        if not _inside(target, os.path.realpath(folder)):
+            raise TemplateProblem(f"template {path}: symlink leads outside the templates folder {folder} "
+                                  f"(to {target}); not followed")
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if needed:
+            raise TemplateProblem(f"template {path}: symlink leads to nothing") from None
+        return None
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        raise TemplateProblem(f"template {path}: {_special_kind(info.st_mode)}, not a regular file; not read")
+    if info.st_dev in _pseudo_devices():
+        raise TemplateProblem(f"template {path}: a file of a pseudo file system (/proc, /sys), not a regular "
+                              "file; not read")
+    return info.st_mode
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether the real path ``path`` is the real path ``folder`` or lies under it."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _builtin(folder: Path) -> bool:
+    """Whether ``folder`` is skillsite's own templates (a package may link its files elsewhere)."""
+    return os.path.realpath(folder) == _builtin_folder()
+
+
+@functools.lru_cache(maxsize=1)
+def _builtin_folder() -> str:
+    """The real path of skillsite's own templates, worked out once."""
+    return os.path.realpath(builtin_templates())
+
+
+def _special_kind(mode: int) -> str:
+    """What a file that is neither regular nor a folder is, in words."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
+@functools.lru_cache(maxsize=1)
+def _pseudo_devices() -> frozenset[int]:
+    """The devices of ``/proc`` and ``/sys`` where they are file systems of their own: their files
+    say they are regular, yet may never end, block, or hold the process's secrets."""
+    try:
+        root = os.stat("/").st_dev
+    except OSError:  # pragma: no cover - no root folder to stat
+        return frozenset()
+    devices = set()
+    for place in ("/proc", "/sys"):
+        try:
+            devices.add(os.stat(place).st_dev)
+        except OSError:
+            pass
+    return frozenset(devices - {root})
