@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -94,7 +95,7 @@ def _locked(path: Path, out: Path, wait: bool, on_wait: Callable[[str], None] | 
     told = False
     while True:
         with _signals_held():
-            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+            fd = _open_lock_file(path)
             if _lock_at_once(fd):
                 if _record_held(fd, path):
                     return fd
@@ -110,6 +111,18 @@ def _locked(path: Path, out: Path, wait: bool, on_wait: Callable[[str], None] | 
             if _record_held(fd, path):
                 return fd
         os.close(fd)
+
+
+def _open_lock_file(path: Path) -> int:
+    """A descriptor of the lock file ``path``, created if missing: never through a symlink (ELOOP),
+    never waiting (a named pipe there would block ``open`` while signals are held), and only of a
+    regular file (OSError naming it otherwise: a pipe or device is no lock)."""
+    flags = os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(None, "not a regular file, so it cannot be the lock of a build; remove it", str(path))
+    return fd
 
 
 def _lock_at_once(fd: int) -> bool:
