@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -25,3 +26,14 @@ def is_symlink_loop(path: str | os.PathLike[str]) -> bool:
     except OSError as exc:
         return exc.errno == errno.ELOOP
     return False
+
+
+def special_kind(mode: int) -> str:
+    """What a file that is neither regular, a folder nor a symlink is (``st_mode``), in words."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"

@@ -23,9 +23,11 @@ from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
 from skillsite.config import builtin_templates
+from skillsite.paths import special_kind
 from skillsite.publish.markdown import without_controls
 from skillsite.publish.staging import Staging
 from skillsite.publish.views import display_text, human_bytes, markdown_text
+from skillsite.source.discover import inside_folder
 
 STATIC_FILES = ("app.css", "app.js", "ranking.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
 
@@ -204,7 +206,7 @@ def _checked(folder: Path, path: Path, needed: bool = False) -> int | None:
     is neither a regular file nor a folder, and for a file of a pseudo file system."""
     if os.path.islink(path) and not _builtin(folder):
         target = os.path.realpath(path)
-        if not _inside(target, os.path.realpath(folder)):
+        if not inside_folder(target, os.path.realpath(folder)):
             raise TemplateProblem(f"template {path}: symlink leads outside the templates folder {folder} "
                                   f"(to {target}); not followed")
     try:
@@ -218,16 +220,11 @@ def _checked(folder: Path, path: Path, needed: bool = False) -> int | None:
     if stat.S_ISDIR(info.st_mode):
         return None
     if not stat.S_ISREG(info.st_mode):
-        raise TemplateProblem(f"template {path}: {_special_kind(info.st_mode)}, not a regular file; not read")
+        raise TemplateProblem(f"template {path}: {special_kind(info.st_mode)}, not a regular file; not read")
     if info.st_dev in _pseudo_devices():
         raise TemplateProblem(f"template {path}: a file of a pseudo file system (/proc, /sys), not a regular "
                               "file; not read")
     return info.st_mode
-
-
-def _inside(path: str, folder: str) -> bool:
-    """Whether the real path ``path`` is the real path ``folder`` or lies under it."""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _builtin(folder: Path) -> bool:
@@ -239,17 +236,6 @@ def _builtin(folder: Path) -> bool:
 def _builtin_folder() -> str:
     """The real path of skillsite's own templates, worked out once."""
     return os.path.realpath(builtin_templates())
-
-
-def _special_kind(mode: int) -> str:
-    """What a file that is neither regular nor a folder is, in words."""
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a special file"
 
 
 @functools.lru_cache(maxsize=1)

@@ -23,7 +23,7 @@ from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import VCS_FOLDERS, is_vcs_folder
 from skillsite.diagnostics import Diagnostic, Severity, counted, make, sort_diagnostics
 from skillsite.models import NO_STAMP, BundledFile, SourceFile, Stamp, stamp_of
-from skillsite.paths import is_symlink_loop
+from skillsite.paths import is_symlink_loop, special_kind
 from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
 
 SKILL_FILE = "SKILL.md"
@@ -321,8 +321,8 @@ class _RootWalker:
                         children.append(child)
                         self.partial.add(node.rel)  # the audit does not walk into a symlinked folder
                 else:  # reading a pipe would wait forever, a device could be endless
-                    self.diags.append(make("SK012", f"{_special_kind(entry)}, not a regular file; skipped",
-                                           self.show(prefix + name)))
+                    kind = special_kind(entry.stat(follow_symlinks=False).st_mode)
+                    self.diags.append(make("SK012", f"{kind}, not a regular file; skipped", self.show(prefix + name)))
             except OSError as exc:
                 self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.show(prefix + name)))
                 self.partial.add(node.rel)
@@ -392,16 +392,6 @@ def _may_be_folder(entry: os.DirEntry) -> bool:
         return entry.is_dir()
     except OSError:
         return True
-
-
-def _special_kind(entry: os.DirEntry) -> str:
-    """What a listed entry that is neither a file, a folder nor a symlink is."""
-    mode = entry.stat(follow_symlinks=False).st_mode
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a device"
 
 
 def _walk(root: Path, exclude: Sequence[str]) -> _RootWalker:

@@ -61,7 +61,7 @@ def test_a_link_to_a_folder_outside_is_refused(project: Path, tmp_path: Path) ->
 
 def test_a_named_pipe_is_refused_instead_of_hanging_the_build(project: Path) -> None:
     os.mkfifo(project / "tpl" / "static" / "app.css")
-    refused(build(project), project, "template tpl/static/app.css: a named pipe, not a regular file; not read")
+    refused(build(project), project, "template tpl/static/app.css: a named pipe (FIFO), not a regular file; not read")
 
 
 def test_a_folder_of_proc_is_refused_by_name(project: Path) -> None:
