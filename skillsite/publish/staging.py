@@ -266,14 +266,15 @@ class Staging:
         make_folders(self.target.parent)
         self.kept_back = back is not None
         self.trust_output = trust_output and bool(self.previous)
-        self.path = self._open_folder(back)
-        self._made: set[str] = {""}  # folders known to exist in the staging folder
+        self.path, made_anew = self._open_folder(back)
+        self._made: set[str] = {""}  # folders known to exist in the staging folder (real ones, not links)
         self.found_records = back_records or {}
         #: the files of the folder written into as found (an earlier catalog: kept where intact); when
         #: trusted, the records themselves (shared with the build state, never changed here)
         self.found: dict[str, Found] = {}
         if back is not None:
-            self.found = self.found_records if trust_back else _as_found(snapshot(self.path), self.found_records)
+            trusted = trust_back and not made_anew
+            self.found = self.found_records if trusted else _as_found(snapshot(self.path), self.found_records)
             self._untrust_folder()
 
     @property
@@ -291,41 +292,45 @@ class Staging:
             except FileNotFoundError:
                 pass
 
-    def _open_folder(self, back: Path | None) -> Path:
-        """The folder the new catalog is made in: ``back`` (created if missing), else a fresh one."""
+    def _open_folder(self, back: Path | None) -> tuple[Path, bool]:
+        """The folder the new catalog is made in: ``back``, else a fresh one; and whether it was
+        made anew.  A ``back`` that is no folder (a symbolic link committed in a cache folder, a
+        file) is removed, never followed: the build writes into and deletes from that folder, so a
+        link would turn both on wherever it points."""
         if back is not None:
             with written(back):
-                back.mkdir(parents=True, exist_ok=True)
-            return back
+                return back, real_folder(back)
         path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.{BUILDING}-", dir=self.target.parent))
         _OPEN.add(path)
-        return path
+        return path, True
 
     def file(self, rel: str) -> str:
         """The staging path of a site-relative file, with its folder created (in a folder that
-        holds an earlier catalog, a file of it where one of the folders goes is removed)."""
-        folder = "/".join(site_path_parts(rel)[:-1])
-        if folder not in self._made:
-            path = os.path.join(self.path, folder)
-            with written(path):
-                try:
-                    os.makedirs(path, exist_ok=True)
-                except (FileExistsError, NotADirectoryError):
-                    if not self.found:
-                        raise
-                    self._clear_files_above(folder)
-                    os.makedirs(path, exist_ok=True)
-            self._made.add(folder)
+        holds an earlier catalog, a file of it where one of the folders goes is removed).  Every
+        folder on the way is a real one: a symbolic link there is removed, never followed."""
+        parts = site_path_parts(rel)
+        if "/".join(parts[:-1]) not in self._made:
+            for depth in range(1, len(parts)):
+                self._make_folder("/".join(parts[:depth]))
         return os.path.join(self.path, rel)
 
-    def _clear_files_above(self, folder: str) -> None:
-        """Remove what is no folder at ``folder`` or above it in the folder written into: an
-        earlier catalog held a file where the new one has a folder."""
-        parts = folder.split("/")
-        for depth in range(1, len(parts) + 1):
-            path = os.path.join(self.path, *parts[:depth])
-            if os.path.lexists(path) and not _is_folder(path):
-                os.unlink(path)
+    def _make_folder(self, folder: str) -> None:
+        """Make ``folder`` of the staging folder (its parent is made): what is there and is no
+        folder is removed (a link itself, not what it points to), a file only where an earlier
+        catalog may have left it (a fresh staging folder holding one is this build's fault)."""
+        if folder in self._made:
+            return
+        path = os.path.join(self.path, folder)
+        with written(path):
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                if not _is_folder(path):
+                    if not (self.found or os.path.islink(path)):
+                        raise
+                    os.unlink(path)
+                    os.mkdir(path)
+        self._made.add(folder)
 
     def current(self, rel: str) -> Path:
         """Where the new output's copy of ``rel`` is now."""
@@ -431,7 +436,7 @@ class Staging:
     def write(self, rel: str, data: bytes, key: str | None = None) -> None:
         """Write ``data`` as the new output's ``rel`` (``key``: its content key, for the next build)."""
         path = self.fresh(rel)
-        with written(path), open(path, "wb") as out:
+        with written(path), open(path, "wb", opener=_no_follow) as out:
             out.write(data)
         self._placed(rel, key, digest=(len(data), hashlib.sha256(data).hexdigest()) if self.note_digests else None)
 
@@ -446,7 +451,7 @@ class Staging:
         the staging path when writing did (a full disk, a file-size limit: no fault of the file)."""
         sha, size, chunks = hashlib.sha256(), 0, []
         dest = self.fresh(rel)
-        with open(source, "rb") as src, written(dest), open(dest, "wb") as out:
+        with open(source, "rb") as src, written(dest), open(dest, "wb", opener=_no_follow) as out:
             while chunk := _read_chunk(src, source):
                 sha.update(chunk)
                 out.write(chunk)
@@ -554,7 +559,7 @@ class Staging:
         names: dict[Path, set[str]] = {}
         for rel in sorted(stale - {MARKER}):
             path = Path(self.path, rel)
-            if not _spelt_so(path, names):
+            if not self._in_real_folders(rel) or not _spelt_so(path, names):
                 continue   # gone, or a file of the new output answers to it (a name differing in case only)
             with written(path):
                 try:
@@ -566,6 +571,23 @@ class Staging:
                         continue
                     raise
             _remove_empty_parents(path.parent, self.path)
+
+    def _in_real_folders(self, rel: str) -> bool:
+        """Whether every folder holding ``rel`` in the folder written into is a real one (those
+        found so are noted as made).  A symbolic link there (a build makes none) would take the
+        removal of a stale file to wherever it points: the link itself is removed instead."""
+        parts = rel.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            if folder not in self._made:
+                path = os.path.join(self.path, folder)
+                if not _is_folder(path):
+                    if os.path.islink(path):
+                        with written(path):
+                            os.unlink(path)
+                    return False   # else a file of the new output took the folder's place
+                self._made.add(folder)
+        return True
 
     def _published_files(self, stale: set[str]) -> dict[str, Published]:
         """Content key, size and time of every file of the new output (its :func:`snapshot`,
@@ -610,6 +632,28 @@ def mirror_output(target: Path, rels: Iterable[str], folder: Path) -> bool:
         remove_path(folder)
         return False
     return True
+
+
+def real_folder(folder: Path) -> bool:
+    """Make sure ``folder`` is a folder, not a symbolic link to one: what is there and is no folder
+    (a link, a file) is removed itself, never what it points to, and a folder made in its place;
+    True when the folder was made anew (it holds nothing)."""
+    try:
+        if stat.S_ISDIR(os.lstat(folder).st_mode):
+            return False
+        os.unlink(folder)
+    except FileNotFoundError:
+        make_folders(folder.parent)
+    os.mkdir(folder)
+    return True
+
+
+def _no_follow(path: str, flags: int) -> int:
+    """An ``open`` opener that never writes through a symbolic link at ``path`` itself."""
+    return os.open(path, flags | _O_NOFOLLOW, 0o666)
+
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _replaced(new: Path, target: Path) -> Path | None:

@@ -586,8 +586,8 @@ def record_report(folder: Path, record: ReportRecord | None) -> None:
     to hold any), when it is a state file of this format.  Best effort: a report not recorded
     is only written again by the next build (the state's other rows and its generation stay)."""
     path = folder / STATE_FILE
-    if not path.is_file():
-        return
+    if not path.is_file() or any(name.is_symlink() for name in _files_of(path)):
+        return  # a link is never written through (save_state replaces it)
     try:
         with closing(_connect(path)) as db:
             db.execute("BEGIN IMMEDIATE")  # closing without COMMIT rolls back
@@ -624,6 +624,8 @@ def save_state(folder: Path, state: BuildState, previous: BuildState | None = No
     generation = secrets.token_hex(16)
     state = dataclasses.replace(state, diagnostics=stored_diagnostics(
         state.diagnostics, previous.diagnostics if previous is not None else None))
+    if any(name.is_symlink() for name in _files_of(path)):  # a link committed in the cache folder:
+        _remove(path)                                          # never written through
     try:
         try:
             _write(path, state, previous, generation)
@@ -706,8 +708,13 @@ def _back_rows(state: BuildState, differing: list[str]) -> list[BackRow]:
 
 def _remove(path: Path) -> None:
     """Remove a damaged state file and its journal (the next save starts a new file)."""
-    for name in (path, path.with_name(f"{path.name}-journal")):
+    for name in _files_of(path):
         name.unlink(missing_ok=True)
+
+
+def _files_of(path: Path) -> tuple[Path, Path]:
+    """The state file at ``path`` and its journal."""
+    return path, path.with_name(f"{path.name}-journal")
 
 
 def _connect(path: Path) -> sqlite3.Connection:
