@@ -137,7 +137,8 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         ignore=tuple(config.ignore) + tuple(check_codes(ignore)) if ignore else None)
     roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
     check_roots(roots, config if not sources else None)
-    cache = None if no_cache else trusted_cache(cache_dir or out.absolute().parent / ".skillsite-cache")
+    cache = None if no_cache else trusted_cache(cache_dir or out.absolute().parent / ".skillsite-cache",
+                                                chosen=cache_dir is not None)
     signing = signing_or_exit(sign_key, rotate_from, expires, config)
     reporter = None if quiet else Progress(sys.stderr, STAGES)
     untouched = _untouched_output(out)
@@ -245,17 +246,29 @@ def _failure_advice(result, strict: bool, keep_going: bool) -> str:
     return f"every skill has errors: fix them{refused}"
 
 
-def trusted_cache(folder: Path) -> Path | None:
-    """The cache folder, or None (said) when git tracks files in it: a cache committed to a
-    repository was made elsewhere, and its rendered pages and audit results would be taken as
-    this build's own work."""
-    from skillsite.source.git_history import tracks_files_in
+def trusted_cache(folder: Path, chosen: bool = False) -> Path | None:
+    """The cache folder, or None (said) when git tracks files in it, or cannot tell whether it
+    does (git missing, or refusing the repository): a cache committed to a repository was made
+    elsewhere, and its rendered pages and audit results would be taken as this build's own work.
+    None too for the default cache folder when it is a symbolic link (``chosen``: given with
+    --cache-dir, the user's own choice): a link committed there would take the build's cache,
+    back folder and reports to wherever it points, outside the repository."""
+    from skillsite.source.git_history import GitError, tracks_files_in
 
-    if not tracks_files_in(folder):
-        return folder
-    click.echo(f"skillsite: warning: {folder} holds files tracked by git; a cache made elsewhere could hold any "
-               "page or audit result, so the build does not use it (add it to .gitignore, or give --cache-dir a "
-               "folder outside the repository)", err=True)
+    if not chosen and folder.is_symlink():
+        click.echo(f"skillsite: warning: {folder} is a symbolic link: the build would write its cache wherever a "
+                   "repository points it, so it does not use it (remove the link, or give --cache-dir the folder "
+                   "you mean)", err=True)
+        return None
+    try:
+        if not tracks_files_in(folder):
+            return folder
+        why = "holds files tracked by git"
+    except GitError as exc:
+        why = f"may hold files tracked by git, and git cannot tell ({exc})"
+    click.echo(f"skillsite: warning: {folder} {why}; a cache made elsewhere could hold any page or audit result, so "
+               "the build does not use it (add it to .gitignore, or give --cache-dir a folder outside the "
+               "repository)", err=True)
     return None
 
 

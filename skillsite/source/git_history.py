@@ -213,14 +213,36 @@ LFS_FILTER = {"clean": "git-lfs clean -- %f", "smudge": "git-lfs smudge -- %f", 
 
 
 def tracks_files_in(folder: str | os.PathLike[str]) -> bool:
-    """Whether git tracks a file inside ``folder`` (False outside a repository, or without git)."""
+    """Whether git tracks a file inside ``folder`` (False when no folder holding it has a ``.git``:
+    outside a repository).  GitError when a repository may hold it but git cannot tell (git
+    missing, or refusing the repository: "dubious ownership" in a container run as another user):
+    the caller cannot take that for "nothing tracked"."""
     if not os.path.isdir(folder):
         return False
     try:
         done = _git(folder, ("ls-files", "-z", "--", "."))
     except GitError:
+        if _in_work_tree(folder):
+            raise
         return False
-    return done.returncode == 0 and bool(done.stdout)
+    if done.returncode == 0:
+        return bool(done.stdout)
+    if _in_work_tree(folder):
+        raise GitError(failure_reason(done.stderr, "ls-files", done.returncode))
+    return False
+
+
+def _in_work_tree(folder: str | os.PathLike[str]) -> bool:
+    """Whether ``folder`` or a folder holding it has a ``.git`` (a folder, or a file naming one):
+    where git would look for a repository (``GIT_*`` variables are not passed to it)."""
+    here = os.path.abspath(folder)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return True
+        parent = os.path.dirname(here)
+        if parent == here:
+            return False
+        here = parent
 
 
 def dirty_paths(top: str, pathspec: str) -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from git_repo import GitRepo
 from skillsite.cache import digest
 from skillsite.cli import main
 from skillsite.publish.pipeline import BACK_PREFIX
@@ -95,6 +96,46 @@ def test_a_skill_folder_committed_as_a_link_in_the_back_folder_is_not_written_th
     assert _tree(home) == before
     assert _is_real_folder(repo / "_site/skills/hello")
     assert "planted" in (repo / "_site/skills/hello/.bashrc").read_text()
+
+
+def test_a_cache_git_cannot_vouch_for_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A repository git refuses (here a .git naming no repository; in a container, "dubious
+    ownership"): whether the cache is committed cannot be told, so it is not used, and a back
+    folder linked to the decoy is neither followed nor removed."""
+    home, repo = _decoy(tmp_path), _repo(tmp_path)
+    before = _tree(home)
+    (repo / ".git").write_text(f"gitdir: {tmp_path / 'nowhere'}\n")
+    _back(repo).parent.mkdir()
+    _back(repo).symlink_to(home)
+    done = _build(repo, monkeypatch)
+    assert done.exit_code == 0, done.output
+    assert "may hold files tracked by git, and git cannot tell" in done.output and "does not use it" in done.output
+    assert _tree(home) == before and _back(repo).is_symlink()
+    assert sorted(os.listdir(repo / ".skillsite-cache")) == [_back(repo).name]
+
+
+def test_a_tree_outside_git_keeps_its_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A plain folder of skills (no .git anywhere above it: a new user's) is no repository git
+    refuses: its cache is used, and no warning is given."""
+    repo = _repo(tmp_path)
+    assert not any((folder / ".git").exists() for folder in (repo, *repo.parents))
+    done = _build(repo, monkeypatch)
+    assert done.exit_code == 0 and "skillsite: warning" not in done.output, done.output
+    assert (repo / ".skillsite-cache/build-cache.sqlite").is_file() and _is_real_folder(_back(repo))
+
+
+def test_a_cache_folder_committed_as_a_link_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """git sees no tracked file inside a linked .skillsite-cache (it looks in the link's target):
+    the build does not use a default cache folder that is a link, and writes nothing there."""
+    home, repo = _decoy(tmp_path), _repo(tmp_path)
+    before = _tree(home)
+    (repo / ".skillsite-cache").symlink_to(home)
+    git = GitRepo(repo)
+    git.commit("skills, and a cache folder linked elsewhere")
+    done = _build(repo, monkeypatch)
+    assert done.exit_code == 0, done.output
+    assert ".skillsite-cache is a symbolic link" in done.output and "does not use it" in done.output
+    assert _tree(home) == before
 
 
 def test_a_state_file_committed_as_a_link_is_not_written_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
