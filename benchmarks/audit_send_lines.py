@@ -17,26 +17,29 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import describe  # noqa: E402
 
-#: (name, file audited as, the text before the line, the piece the line repeats).
+#: What each shape's file holds before its line: a credential read, in a shell script, Python, prose.
+SHELL_READ = "KEY=$(cat ~/.ssh/id_rsa)\n"
+PY_READ = "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n"
+PROSE_READ = "cat ~/.ssh/id_rsa\n"
+#: (file audited as, the text before the line, the piece the line repeats, its name when not the piece).
 SHAPES = (
-    ("http -", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http -"),
-    ("http -x", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http -x"),
-    ("http - ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http - "),
-    ("http ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "http "),
-    ("; http -a ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "; http -a "),
-    ("'http -x ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "'http -x "),
-    ("['http', ", "scripts/a.py", "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n", "['http', "),
-    ("['http', url...", "scripts/a.py", "key = open(os.path.expanduser('~/.ssh/id_rsa')).read()\n['http', ",
-     "url"),
-    ("curl ", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "curl "),
-    ("curl http -", "scripts/a.sh", "KEY=$(cat ~/.ssh/id_rsa)\n", "curl http -"),
-    ("send to ", "README.md", "cat ~/.ssh/id_rsa\n", "send to "),
-    ("send.to.", "README.md", "cat ~/.ssh/id_rsa\n", "send.to."),
-    ("send a.to ", "README.md", "cat ~/.ssh/id_rsa\n", "send a.to "),
-    ("to.send.", "README.md", "cat ~/.ssh/id_rsa\n", "to.send."),
-    ("send to server. ", "README.md", "cat ~/.ssh/id_rsa\n", "send to server. "),
-    ("send to ", "scripts/a.sh", "cat ~/.ssh/id_rsa\n", "send to "),
-    ("send.to.", "scripts/a.sh", "cat ~/.ssh/id_rsa\n", "send.to."),
+    ("scripts/a.sh", SHELL_READ, "http -"),
+    ("scripts/a.sh", SHELL_READ, "http -x"),
+    ("scripts/a.sh", SHELL_READ, "http - "),
+    ("scripts/a.sh", SHELL_READ, "http "),
+    ("scripts/a.sh", SHELL_READ, "; http -a "),
+    ("scripts/a.sh", SHELL_READ, "'http -x "),
+    ("scripts/a.py", PY_READ, "['http', "),
+    ("scripts/a.py", PY_READ + "['http', ", "url", "['http', url..."),
+    ("scripts/a.sh", SHELL_READ, "curl "),
+    ("scripts/a.sh", SHELL_READ, "curl http -"),
+    ("README.md", PROSE_READ, "send to "),
+    ("README.md", PROSE_READ, "send.to."),
+    ("README.md", PROSE_READ, "send a.to "),
+    ("README.md", PROSE_READ, "to.send."),
+    ("README.md", PROSE_READ, "send to server. "),
+    ("scripts/a.sh", PROSE_READ, "send to "),
+    ("scripts/a.sh", PROSE_READ, "send.to."),
 )
 
 
@@ -52,7 +55,8 @@ def main() -> None:
     print(f"command: python benchmarks/audit_send_lines.py --size {args.size} --checkout {args.checkout}\n")
     print("| line of | audited as | seconds |")
     print("|---|---|---:|")
-    for name, path, head, piece in SHAPES:
+    for path, head, piece, *named in SHAPES:
+        name = named[0] if named else piece
         text = head + piece * (args.size // len(piece)) + "\n"
         began = time.perf_counter()
         audit_document(path, text)
