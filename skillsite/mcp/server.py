@@ -38,7 +38,7 @@ from skillsite.mcp.once import Once
 from skillsite.mcp.reopening import Reopening, reopen_reason
 from skillsite.mcp.served_entries import (MAX_PATH_BYTES, CheckedEntries, ServedEntries, bounded_text, served_entries,
                                           wire_text)
-from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex
+from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, error_message
 
 #: The oldest mcp release the server runs on (the ``mcp`` extra's floor): mcp 1.x has no server
 #: middleware, which pages the lists, and mcp 2.0.0 hid a resource's error behind "Error reading
@@ -238,7 +238,7 @@ def _add_resources(server: Any, served: Reopening[CatalogParts], resource_error:
         try:
             return served.run(call)
         except LoaderError as exc:
-            raise resource_error(wire_text(error_text(exc))) from None
+            raise resource_error(error_message(exc, error_text)) from None
 
     def read_listing() -> CatalogListing:  # made at the first read of each catalog served
         return read(lambda parts: parts.listing())

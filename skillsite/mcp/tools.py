@@ -28,7 +28,7 @@ from skillsite.mcp.once import Once
 from skillsite.mcp.reopening import Reopening
 from skillsite.mcp.served_entries import (CheckedEntries, LeftOut, ServedEntries, bounded_text, served_entries,
                                           wire_text)
-from skillsite.mcp.skills import INTERNAL_ERROR
+from skillsite.mcp.skills import INTERNAL_ERROR, error_message
 from skillsite.mcp.unfolding import Unfolding
 
 MAX_K = 50
@@ -85,7 +85,7 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
         try:
             return holder.run(call)
         except LoaderError as exc:
-            raise tool_error(wire_text(error_text(exc))) from None
+            raise tool_error(error_message(exc, error_text)) from None
 
     def served_skill(parts: Any, skill: str) -> str:
         """``skill`` (an id or name), once its entry is known not to be left out."""
